@@ -1,0 +1,191 @@
+"""Breadth-first exploration of every reachable state within a configuration's bounds.
+
+States are interned to integers in discovery order, so node ``i`` was found no
+later than node ``i + 1`` and the parent chain of any node is a shortest path
+from an initial state. Edges are kept in flat integer arrays; a
+``networkx.DiGraph`` is built from them only when a graph algorithm or an
+export needs one (:func:`to_networkx`).
+"""
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import networkx as nx
+
+from .evaluate import Compiler, Instance, instances
+from .expr import Binary, Expr, Member, Var
+from .model import Config, Model, mandatoriness
+from .state import Layout, State, initial_states
+
+__all__ = ["StateGraph", "explore", "to_networkx"]
+
+
+@dataclass
+class StateGraph:
+    """The explored part of one configuration for one player count."""
+
+    model: Model
+    config: Config
+    layout: Layout
+    instances: tuple[Instance, ...]
+    states: list[State]
+    index: dict[State, int]
+    parent: array  # parent node of each node, -1 for initial states
+    via: array  # instance that discovered each node, -1 for initial states
+    src: array
+    dst: array
+    lab: array
+    cut: bytearray  # 1 where a successor fell outside the bounds
+    n_initial: int
+    complete: bool  # False when the state limit stopped the search
+    cut_by: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def n(self) -> int:
+        return self.layout.n
+
+    def out_degree(self) -> array:
+        deg = array("i", bytes(4 * len(self.states)))
+        for s in self.src:
+            deg[s] += 1
+        return deg
+
+    def terminal(self) -> list[int]:
+        """Nodes with no successor at all, not even one cut off by a bound."""
+        deg = self.out_degree()
+        return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i]]
+
+    def path_to(self, node: int) -> list[tuple[int, int]]:
+        """[(node, instance that led to it)] from an initial state to *node*."""
+        out = []
+        while node >= 0:
+            out.append((node, self.via[node]))
+            node = self.parent[node]
+        out.reverse()
+        return out
+
+    def edges(self) -> Iterator[tuple[int, int, int]]:
+        return zip(self.src, self.dst, self.lab)
+
+    def scope(self) -> str:
+        return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}"
+
+
+def _dispatch(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
+    """(game enumeration variable, values) that a guard's top-level conjunct requires."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Binary) and e.op == "and":
+            stack += [e.right, e.left]
+            continue
+        if isinstance(e, Binary) and e.op == "==" and isinstance(e.left, Var) and isinstance(e.right, Var):
+            var, val = e.left, e.right
+            opts: tuple[Expr, ...] = (val,)
+        elif isinstance(e, Member) and isinstance(e.elem, Var):
+            var, opts = e.elem, e.options
+        else:
+            continue
+        decl = layout.vocab.vars.get(var.name)
+        if (decl is None or decl.scope != "game" or decl.type not in layout.vocab.enums
+                or var.primed or var.index is not None):
+            continue
+        values = [o.name for o in opts if isinstance(o, Var)]
+        if len(values) == len(opts) and all(v in layout.vocab.enums[decl.type] for v in values):
+            return var.name, frozenset(values)
+    return None
+
+
+def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, dict[int, tuple[Instance, ...]]] | None:
+    """Instances grouped by the value of the enumeration most guards test."""
+    found = [(_dispatch(i.rule.when, layout), i) for i in insts]
+    votes = Counter(d[0] for d, _ in found if d)
+    if not votes:
+        return None
+    var = votes.most_common(1)[0][0]
+    enum = layout.vocab.enums[layout.vocab.vars[var].type]
+    table: dict[int, list[Instance]] = {layout.codes[v]: [] for v in enum}
+    for d, inst in found:
+        values = d[1] if d and d[0] == var else frozenset(enum)
+        for v in values:
+            table[layout.codes[v]].append(inst)
+    return layout.base[var], {k: tuple(v) for k, v in table.items()}
+
+
+def explore(model: Model, config: Config, n: int, *, max_states: int | None = None) -> StateGraph:
+    """Every state reachable from the initial states of *config* with *n* players.
+
+    Successors are generated in rule order, then seat order, so the search and
+    the traces it yields are the same on every run.
+
+    >>> from verify.loader import load_model
+    >>> m = load_model()
+    >>> g = explore(m, m.configs[0], 2)
+    >>> g.complete, len(g.states) > 100
+    (True, True)
+    """
+    layout = Layout.of(model.vocab, n)
+    insts = instances(model, layout, config.params, config.bounds, config.actions)
+    limit = max_states if max_states is not None else config.max_states
+    table = _dispatch_table(insts, layout)
+    states: list[State] = []
+    index: dict[State, int] = {}
+    parent, via = array("i"), array("i")
+    for s in initial_states(layout, config):
+        if s not in index:
+            index[s] = len(states)
+            states.append(s)
+            parent.append(-1)
+            via.append(-1)
+    n_initial = len(states)
+    src, dst, lab = array("i"), array("i"), array("i")
+    cut = bytearray(len(states))
+    cut_by: Counter[str] = Counter()
+    complete = True
+    i = 0
+    while i < len(states):
+        s = states[i]
+        todo = table[1][s[table[0]]] if table else insts
+        for inst in todo:
+            if not inst.guard(s, None):
+                continue
+            t = inst.apply(s)
+            if not inst.in_bounds(t):
+                cut[i] = 1
+                cut_by[inst.rule.id] += 1
+                continue
+            j = index.get(t)
+            if j is None:
+                if len(states) >= limit:
+                    complete = False
+                    continue
+                j = len(states)
+                index[t] = j
+                states.append(t)
+                parent.append(i)
+                via.append(inst.index)
+                cut.append(0)
+            src.append(i)
+            dst.append(j)
+            lab.append(inst.index)
+        i += 1
+    return StateGraph(model, config, layout, insts, states, index, parent, via, src, dst, lab, cut,
+                      n_initial, complete, cut_by)
+
+
+def to_networkx(graph: StateGraph) -> nx.DiGraph:
+    """The explored graph as a DiGraph over node numbers; edges carry rule, actor and kind.
+
+    Parallel edges between two states (two rules with one effect) keep the first
+    rule in rule order.
+    """
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(graph.states)))
+    for s, d, k in graph.edges():
+        if not g.has_edge(s, d):
+            inst = graph.instances[k]
+            g.add_edge(s, d, rule=inst.rule.id, actor=inst.actor, kind=mandatoriness(inst.rule.kind))
+    return g

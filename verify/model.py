@@ -1,0 +1,199 @@
+"""The model as data: vocabulary, rules, properties and configurations."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .errors import SourceLoc
+from .expr import Expr, Stmt
+
+__all__ = [
+    "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model",
+    "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
+    "mandatoriness",
+]
+
+# How a transition kind counts for the loop rules (DESIGN §3): passing priority
+# and conceding are neither optional nor mandatory actions.
+MANDATORY_KINDS = ("state-based", "turn-based", "mandatory")
+TRANSITION_KINDS = MANDATORY_KINDS + ("optional", "pass", "concession")
+CLAUSE_KINDS = ("clause", "exception")
+PROPERTY_KINDS = ("state", "step", "terminal")
+
+
+def mandatoriness(kind: str) -> str:
+    """'mandatory', 'optional', or the kind itself for passing and conceding."""
+    if kind in MANDATORY_KINDS:
+        return "mandatory"
+    return kind
+
+
+@dataclass(frozen=True, slots=True)
+class VarDecl:
+    name: str
+    scope: str  # "game" or "player"
+    type: str  # "int", "bool", "player" or an enumeration name
+    min: int | None
+    fixed: bool
+    text: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PredDecl:
+    name: str
+    params: tuple[str, ...]
+    text: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ParamDecl:
+    name: str
+    min: int | None
+    text: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a state is made of, and the names rules may use."""
+
+    enums: Mapping[str, tuple[str, ...]]
+    vars: Mapping[str, VarDecl]
+    preds: Mapping[str, PredDecl]
+    params: Mapping[str, ParamDecl]
+
+    def enum_of_value(self, value: str) -> str | None:
+        for enum, values in self.enums.items():
+            if value in values:
+                return enum
+        return None
+
+    def game_vars(self) -> list[VarDecl]:
+        return [v for v in self.vars.values() if v.scope == "game"]
+
+    def player_vars(self) -> list[VarDecl]:
+        return [v for v in self.vars.values() if v.scope == "player"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the Comprehensive Rules: a guarded transition, or a clause
+    that adds to (or excepts from) a predicate."""
+
+    id: str
+    cites: tuple[str, ...]
+    text: str
+    kind: str
+    actor: str | None
+    defines: str | None
+    when: Expr
+    then: tuple[Stmt, ...]
+    when_src: str
+    then_src: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+    @property
+    def cr(self) -> str:
+        """The CR number without a variant tag: '119.3/lose' -> '119.3'."""
+        return self.id.split("/", 1)[0]
+
+    @property
+    def is_transition(self) -> bool:
+        return self.kind in TRANSITION_KINDS
+
+    def summary(self) -> str:
+        first = self.text.strip().split(". ")[0].strip()
+        return first if len(first) <= 90 else first[:87] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """``for all <var>: when => then`` over states, steps or terminal states."""
+
+    id: str
+    title: str
+    protects: tuple[str, ...]
+    kind: str
+    var: str | None
+    when: Expr
+    then: Expr
+    when_src: str
+    then_src: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class InitSpec:
+    """The initial values a variable may take: a finite set, or a range whose
+    upper end exists only for explicit exploration (``hi`` is released for
+    proofs over all values)."""
+
+    values: tuple[object, ...] | None = None
+    lo: int | None = None
+    hi: int | None = None
+
+    def explicit(self) -> tuple[object, ...]:
+        if self.values is not None:
+            return self.values
+        assert self.lo is not None and self.hi is not None
+        return tuple(range(self.lo, self.hi + 1))
+
+
+@dataclass(frozen=True)
+class Config:
+    """A family of games to explore: player counts, parameters, bounds, initial states."""
+
+    name: str
+    players: tuple[int, ...]
+    params: Mapping[str, int]
+    bounds: Mapping[str, tuple[int, int]]
+    init: Mapping[str, InitSpec]
+    seats: Mapping[int, Mapping[str, InitSpec]]
+    actions: tuple[str, ...] | None
+    max_states: int
+    loc: SourceLoc = field(compare=False, repr=False)
+
+    def describe_bounds(self) -> str:
+        parts = [f"{lo} <= {name} <= {hi}" for name, (lo, hi) in self.bounds.items()]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Model:
+    root: Path
+    vocab: Vocabulary
+    rules: tuple[Rule, ...]
+    properties: tuple[Property, ...]
+    configs: tuple[Config, ...]
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+    def transitions(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.is_transition)
+
+    def clauses(self, pred: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.defines == pred and r.kind == "clause")
+
+    def exceptions(self, pred: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.defines == pred and r.kind == "exception")
+
+    def property(self, prop_id: str) -> Property:
+        for p in self.properties:
+            if p.id == prop_id:
+                return p
+        raise KeyError(prop_id)
+
+    def cr_numbers(self) -> set[str]:
+        out: set[str] = set()
+        for r in self.rules:
+            out.add(r.id)
+            out.add(r.cr)
+            out.update(r.cites)
+        return out

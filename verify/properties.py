@@ -1,0 +1,177 @@
+"""Explicit checks: every property evaluated on every explored state, step or terminal state."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from .evaluate import Compiler, Fn, Instance
+from .explore import StateGraph
+from .expr import Call, Expr, Var
+from .model import Model, Property
+from .state import State
+from .trace import Trace, replay, trace_from_path
+from .verdict import EngineResult, Verdict
+
+__all__ = ["check_explicit", "explain", "GraphContext"]
+
+
+class GraphContext:
+    """A compiler for one explored graph, with ``terminal`` answered from the graph."""
+
+    def __init__(self, graph: StateGraph):
+        self.graph = graph
+        deg = graph.out_degree()
+        index, cut = graph.index, graph.cut
+
+        def terminal(s: State) -> bool:
+            i = index.get(s)
+            if i is None:  # a state outside the explored graph: decide from the rules
+                return not any(inst.guard(s, None) for inst in graph.instances)
+            return deg[i] == 0 and not cut[i]
+
+        self.terminal_nodes = [i for i in range(len(graph.states)) if deg[i] == 0 and not cut[i]]
+        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, terminal)
+
+    def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
+        players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]
+        out = []
+        for p in players:
+            env = {prop.var: p} if prop.var and p is not None else {}
+            out.append((p, self.compiler.expr(prop.when, env), self.compiler.expr(prop.then, env)))
+        return out
+
+
+def _preds_in(expr: object, preds: set[str], out: set[str]) -> None:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (Call, Var)):
+            name = node.func if isinstance(node, Call) else node.name
+            if name in preds:
+                out.add(name)
+        if hasattr(node, "__dataclass_fields__"):
+            for f in node.__dataclass_fields__:
+                if f != "loc":
+                    v = getattr(node, f)
+                    stack.extend(v if isinstance(v, tuple) else [v])
+
+
+def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
+    """The clause rules (with their players) that held in *s* for the predicates *inst* uses."""
+    names = set(model.vocab.preds)
+    todo: set[str] = set()
+    _preds_in(inst.rule.when, names, todo)
+    for st in inst.rule.then:
+        _preds_in(st, names, todo)
+    seen: set[str] = set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        for r in model.clauses(p) + model.exceptions(p):
+            _preds_in(r.when, names, todo)
+    out: list[str] = []
+    n = compiler.layout.n
+    for pred in sorted(seen):
+        decl = model.vocab.preds[pred]
+        argsets: list[tuple[int, ...]] = [()] if not decl.params else [(q,) for q in range(n)]
+        for args in argsets:
+            env = dict(zip(decl.params, args))
+            held = [r for r in model.clauses(pred) if compiler.expr(r.when, env)(s, None)]
+            if not held:
+                continue
+            for r in held + [r for r in model.exceptions(pred) if compiler.expr(r.when, env)(s, None)]:
+                tag = r.id + (f"(P{args[0]})" if args else "")
+                if tag not in out:
+                    out.append(tag)
+    return tuple(out)
+
+
+def _because(ctx: GraphContext, path: list[tuple[int, int]]) -> dict[int, tuple[str, ...]]:
+    g = ctx.graph
+    out = {}
+    for (prev, _), (node, k) in zip(path, path[1:]):
+        out[node] = explain(g.model, ctx.compiler, g.instances[k], g.states[prev])
+    return out
+
+
+def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role: str, point: str,
+           message: str, player: int | None) -> Trace:
+    g = ctx.graph
+    trace = trace_from_path(prop.id, g.config.name, g.layout, path, g.states, g.instances, role, point,
+                            message, _because(ctx, path), player)
+    replay(trace, g.instances)
+    return trace
+
+
+def _who(p: int | None) -> str:
+    return "" if p is None else f" for P{p}"
+
+
+def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
+    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
+    start = time.perf_counter()
+    ctx = ctx or GraphContext(graph)
+    insts = ctx.compile_property(prop)
+    states = graph.states
+    witness: tuple[list[tuple[int, int]], int | None, str] | None = None
+    violation: tuple[list[tuple[int, int]], int | None, str] | None = None
+
+    def on_state(nodes: list[int], point: str) -> None:
+        nonlocal witness, violation
+        for i in nodes:
+            s = states[i]
+            for p, when, then in insts:
+                if not when(s, None):
+                    continue
+                if witness is None:
+                    witness = (graph.path_to(i), p, point)
+                if not then(s, None):
+                    violation = (graph.path_to(i), p, point)
+                    return
+
+    if prop.kind == "state":
+        on_state(list(range(len(states))), "state")
+    elif prop.kind == "terminal":
+        on_state(ctx.terminal_nodes, "terminal")
+    else:
+        for a, b, k in graph.edges():
+            s, t = states[a], states[b]
+            for p, when, then in insts:
+                if not when(s, t):
+                    continue
+                if witness is None:
+                    witness = (graph.path_to(a) + [(b, k)], p, "step")
+                if not then(s, t):
+                    violation = (graph.path_to(a) + [(b, k)], p, "step")
+                    break
+            if violation is not None:
+                break
+
+    seconds = time.perf_counter() - start
+    scope = graph.scope()
+    cut = sum(graph.cut_by.values())
+    cut_note = f"; {cut:,} successors cut at the bounds" if cut else ""
+    if violation is not None:
+        path, p, point = violation
+        trace = _trace(ctx, prop, path, "counterexample", point,
+                       f"violates {prop.id}{_who(p)}: {prop.title}", p)
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
+                            f"explicit search ({scope}): counterexample at depth {len(path) - 1}",
+                            seconds, trace=trace)
+    wtrace = None
+    if witness is not None:
+        path, p, point = witness
+        wtrace = _trace(ctx, prop, path, "witness", point, f"premise of {prop.id} met{_who(p)}", p)
+    if not graph.complete:
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
+                            f"state limit of {graph.config.max_states:,} reached ({scope}); "
+                            f"no counterexample among {len(states):,} states", seconds, witness=wtrace)
+    if wtrace is None:
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.VACUOUS,
+                            f"no reachable {'step' if prop.kind == 'step' else prop.kind + ' state'} "
+                            f"meets the premise ({len(states):,} states; {scope})", seconds)
+    return EngineResult("explicit", graph.config.name, graph.n, Verdict.HOLDS,
+                        f"exhaustive: {len(states):,} states, {len(graph.src):,} steps ({scope}{cut_note})",
+                        seconds, witness=wtrace)

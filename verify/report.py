@@ -1,0 +1,161 @@
+"""Writers: text, Markdown, JSON (ITF-style) and Graphviz DOT, over the same result objects."""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from .trace import Trace
+from .verdict import CheckResult, Verdict
+
+__all__ = ["trace_text", "trace_markdown", "trace_itf", "trace_dot", "results_text",
+           "results_markdown", "results_json", "result_line"]
+
+
+def _who(actor: int | None) -> str:
+    return "game" if actor is None else f"P{actor}"
+
+
+def _step_lines(trace: Trace) -> list[tuple[int, str, str, str, str, list[tuple[str, str, str]]]]:
+    rows = []
+    prev = trace.initial
+    for i, step in enumerate(trace.steps, 1):
+        rows.append((i, step.rule, _who(step.actor), step.mandatoriness, ", ".join(step.because),
+                     trace.layout.changes(prev, step.state)))
+        prev = step.state
+    return rows
+
+
+def trace_text(trace: Trace) -> str:
+    """A trace as a script: the start, one line per step, then what it shows.
+
+    Each step names the rule that fired, the acting player, whether the action
+    was mandatory or optional, and the variables it changed.
+    """
+    lay = trace.layout
+    lines = [f"{trace.role} for {trace.property_id} ({trace.config}, {lay.n} players, "
+             f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}):",
+             f"  start: {lay.show(trace.initial)}"]
+    for i, rule, who, mand, because, changes in _step_lines(trace):
+        changed = ", ".join(f"{n}: {a}->{b}" for n, a, b in changes) or "(no change)"
+        marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
+        by = f"  [by {because}]" if because else ""
+        lines.append(f"  step {i:>2}  [{rule}] {who}, {mand}: {changed}{by}{marker}")
+    lines.append(f"  {trace.message}")
+    return "\n".join(lines)
+
+
+def trace_markdown(trace: Trace) -> str:
+    lay = trace.layout
+    out = [f"**{trace.role.capitalize()}** for `{trace.property_id}` — configuration `{trace.config}`, "
+           f"{lay.n} players, {len(trace.steps)} steps.", "",
+           f"Start: `{lay.show(trace.initial)}`", "",
+           "| step | rule | player | action | changes |", "|---:|---|---|---|---|"]
+    for i, rule, who, mand, because, changes in _step_lines(trace):
+        changed = "<br>".join(f"`{n}`: {a} → {b}" for n, a, b in changes) or "(no change)"
+        by = f" (by {because})" if because else ""
+        out.append(f"| {i} | {rule}{by} | {who} | {mand} | {changed} |")
+    out += ["", f"Result: {trace.message}."]
+    return "\n".join(out)
+
+
+def trace_itf(trace: Trace) -> dict[str, Any]:
+    """The trace in the Informal Trace Format: readable without Endgame's model."""
+    lay = trace.layout
+    states: list[dict[str, Any]] = []
+    for i, s in enumerate(trace.states):
+        meta: dict[str, Any] = {"index": i}
+        if i > 0:
+            step = trace.steps[i - 1]
+            meta.update({"rule": step.rule, "actor": step.actor, "kind": step.kind,
+                         "mandatory": step.mandatoriness, "because": list(step.because)})
+        states.append({"#meta": meta, **lay.as_dict(s)})
+    out: dict[str, Any] = {
+        "#meta": {"format": "ITF", "source": "endgame", "property": trace.property_id, "role": trace.role,
+                  "config": trace.config, "players": lay.n, "description": trace.message,
+                  "point": trace.point},
+        "vars": list(lay.names),
+        "states": states,
+    }
+    if trace.loop_start is not None:
+        out["loop"] = trace.loop_start
+    return out
+
+
+def trace_dot(trace: Trace) -> str:
+    lay = trace.layout
+    lines = ["digraph trace {", "  rankdir=TB;", "  node [shape=box, fontname=monospace];"]
+    for i, s in enumerate(trace.states):
+        label = lay.show(s).replace('"', "'").replace("] ", "]\\n")
+        extra = ", style=bold, color=red" if i == len(trace.states) - 1 and trace.role == "counterexample" else ""
+        lines.append(f'  s{i} [label="s{i}: {label}"{extra}];')
+    for i, step in enumerate(trace.steps):
+        lines.append(f'  s{i} -> s{i + 1} [label="{step.rule} {_who(step.actor)} ({step.mandatoriness})"];')
+    if trace.loop_start is not None:
+        lines.append(f'  s{len(trace.steps)} -> s{trace.loop_start} [style=dashed, label="loop"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def result_line(r: CheckResult) -> str:
+    return (f"{r.property_id:<22} {', '.join(r.protects):<24} {r.verdict.value:<9} "
+            f"{r.seconds:6.2f}s  {r.method}")
+
+
+def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False) -> str:
+    results = list(results)
+    lines = [f"{'property':<22} {'protects':<24} {'verdict':<9} {'time':>7}  how"]
+    lines += [result_line(r) for r in results]
+    for r in results:
+        if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
+            lines += ["", trace_text(r.trace)]
+        if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS):
+            lines += ["", f"{r.property_id}: {r.verdict.value}: {r.method}"]
+        if witnesses and r.witness is not None:
+            lines += ["", trace_text(r.witness)]
+    counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
+    lines += ["", "summary: " + ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])]
+    return "\n".join(lines)
+
+
+def results_markdown(results: Iterable[CheckResult], command: str, model_dir: str) -> str:
+    results = list(results)
+    out = ["# Endgame verification report", "", f"Command: `{command}`", f"Model: `{model_dir}`", "",
+           "| property | protects | verdict | time | how |", "|---|---|---|---:|---|"]
+    for r in results:
+        out.append(f"| `{r.property_id}` | {', '.join(r.protects)} | **{r.verdict.value}** | "
+                   f"{r.seconds:.2f}s | {r.method} |")
+    for r in results:
+        out += ["", f"## `{r.property_id}` — {r.title}", "", f"Verdict: **{r.verdict.value}** ({r.method})", ""]
+        for e in r.results:
+            out.append(f"- {e.engine}, `{e.config}`, {e.players} players: {e.verdict.value} — {e.method}")
+        if r.trace is not None:
+            out += ["", trace_markdown(r.trace)]
+        elif r.witness is not None:
+            out += ["", trace_markdown(r.witness)]
+    return "\n".join(out) + "\n"
+
+
+def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -> dict[str, Any]:
+    def engine(e: Any) -> dict[str, Any]:
+        d = {"engine": e.engine, "config": e.config, "players": e.players, "verdict": e.verdict.value,
+             "method": e.method, "seconds": round(e.seconds, 4)}
+        if e.trace is not None:
+            d["trace"] = trace_itf(e.trace)
+        return d
+    results = list(results)
+    return {
+        "command": command,
+        "model": model_dir,
+        "verdict": max((r.verdict for r in results), key=lambda v: v.rank, default=Verdict.HOLDS).value,
+        "properties": [
+            {"id": r.property_id, "title": r.title, "protects": list(r.protects), "verdict": r.verdict.value,
+             "method": r.method, "seconds": round(r.seconds, 4),
+             "trace": trace_itf(r.trace) if r.trace is not None else None,
+             "witness": trace_itf(r.witness) if r.witness is not None else None,
+             "engines": [engine(e) for e in r.results]}
+            for r in results],
+    }
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=False)

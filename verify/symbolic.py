@@ -1,0 +1,247 @@
+"""Z3 checks: Houdini 1-induction for state invariants, one-step proofs (Hoare triples) for
+step and terminal properties, and bounded model checking for counterexamples and witnesses.
+
+Every trace Z3 produces is read back into Python values and replayed through the
+explicit semantics before anyone sees it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from .evaluate import Compiler, instances
+from .encode import Frame, TransitionSystem
+from .model import Config, Model, Property
+from .properties import explain
+from .state import Layout
+from .trace import ReplayMismatch, Step, Trace, replay
+from .verdict import EngineResult, Verdict
+
+__all__ = ["SymbolicChecker", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]
+
+DEFAULT_DEPTH = 10
+DEFAULT_TIMEOUT_MS = 20_000
+
+
+@dataclass(frozen=True)
+class _Inst:
+    prop: Property
+    player: int | None
+    env: dict[str, int]
+
+
+class SymbolicChecker:
+    """All Z3 checks of one configuration and player count.
+
+    ``bounded=True`` imposes the configuration's bounds on every state (for
+    comparison with explicit exploration); otherwise counters are unbounded and
+    initial ranges keep only their lower ends: a proof then holds for all values.
+    """
+
+    def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
+                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS):
+        self.model, self.config, self.n = model, config, n
+        self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
+        self.layout = Layout.of(model.vocab, n)
+        self.insts = instances(model, self.layout, config.params, config.actions)
+        self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
+        self.compiler = Compiler(model, self.layout, config.params, self._terminal)
+        self._proved: dict[str, str] | None = None
+        self._invariant_ids: list[str] = []
+        self._steps: list[Any] = []
+
+    # -- shared pieces -----------------------------------------------------------------
+    def _terminal(self, s: tuple) -> bool:
+        return not any(i.guard(s, None) for i in self.insts)
+
+    def _solver(self) -> z3.Solver:
+        sol = z3.Solver(ctx=self.ts.ctx)
+        sol.set("timeout", self.timeout_ms)
+        return sol
+
+    def _instances(self, prop: Property) -> list[_Inst]:
+        if prop.var:
+            return [_Inst(prop, p, {prop.var: p}) for p in range(self.n)]
+        return [_Inst(prop, None, {})]
+
+    def _holds(self, inst: _Inst, s: Frame, t: Frame | None = None) -> Any:
+        p = inst.prop
+        when = self.ts.prop(p.when, inst.env, s, t)
+        then = self.ts.prop(p.then, inst.env, s, t)
+        if p.kind == "terminal":
+            return z3.Implies(z3.And(z3.Not(self.ts.enabled(s)), when), then)
+        return z3.Implies(when, then)
+
+    def _premise(self, inst: _Inst, s: Frame, t: Frame | None = None) -> Any:
+        when = self.ts.prop(inst.prop.when, inst.env, s, t)
+        if inst.prop.kind == "terminal":
+            return z3.And(z3.Not(self.ts.enabled(s)), when)
+        return when
+
+    def _scope(self) -> str:
+        if self.bounded:
+            return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}"
+        return f"{self.config.name}, {self.n} players, all counter values"
+
+    # -- invariants: Houdini over every state property ---------------------------------------
+    def invariants(self) -> dict[str, str]:
+        """Which state properties are proved, and how; computed once per checker."""
+        if self._proved is not None:
+            return self._proved
+        s, t = self.ts.frame("s"), self.ts.frame("t")
+        cands = [i for p in self.model.properties if p.kind == "state" for i in self._instances(p)]
+        base_ok = []
+        for c in cands:
+            sol = self._solver()
+            sol.add(self.ts.domain(s), self.ts.init(s), z3.Not(self._holds(c, s)))
+            if sol.check() == z3.unsat:
+                base_ok.append(c)
+        alive = list(base_ok)
+        act = z3.Int("act@s", self.ts.ctx)
+        step = self.ts.step(s, t, act)
+        while True:
+            sol = self._solver()
+            sol.add(self.ts.domain(s), self.ts.domain(t), step)
+            sol.add([self._holds(c, s) for c in alive])
+            dropped = []
+            for c in alive:
+                sol.push()
+                sol.add(z3.Not(self._holds(c, t)))
+                if sol.check() != z3.unsat:
+                    dropped.append(c)
+                sol.pop()
+            if not dropped:
+                break
+            alive = [c for c in alive if c not in dropped]
+        by_prop: dict[str, list[_Inst]] = {}
+        for c in alive:
+            by_prop.setdefault(c.prop.id, []).append(c)
+        proved: dict[str, str] = {}
+        for p in self.model.properties:
+            if p.kind == "state" and len(by_prop.get(p.id, [])) == len(self._instances(p)):
+                others = len({c.prop.id for c in alive}) - 1
+                proved[p.id] = "proved by 1-induction" + (f" with {others} other invariant(s)" if others else "")
+        self._alive = alive
+        self._proved = proved
+        return proved
+
+    def _inv(self, s: Frame) -> Any:
+        self.invariants()
+        return z3.And([self._holds(c, s) for c in self._alive]) if self._alive else z3.BoolVal(True, self.ts.ctx)
+
+    # -- bounded model checking --------------------------------------------------------------
+    def _bmc(self, goal: Any, *, step_goal: bool) -> tuple[list[tuple], list[int]] | None | str:
+        """Shortest path from an initial state to a state (or step) meeting *goal*.
+
+        Returns (states, instance numbers), None when there is none within the
+        depth, or Z3's reason when it gave up.
+        """
+        frames = [self.ts.frame("0")]
+        acts: list[Any] = []
+        sol = self._solver()
+        sol.add(self.ts.domain(frames[0]), self.ts.init(frames[0]))
+        start = 1 if step_goal else 0
+        for k in range(self.depth + 1):
+            if k > 0:
+                f = self.ts.frame(str(k))
+                a = z3.Int(f"act@{k - 1}", self.ts.ctx)
+                sol.add(self.ts.domain(f), self.ts.step(frames[-1], f, a))
+                frames.append(f)
+                acts.append(a)
+            if k < start:
+                continue
+            sol.push()
+            sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
+            res = sol.check()
+            if res == z3.sat:
+                m = sol.model()
+                states = [f.read(m) for f in frames]
+                labels = [m.eval(a, model_completion=True).as_long() for a in acts]
+                sol.pop()
+                return states, labels
+            if res == z3.unknown:
+                return sol.reason_unknown() or "unknown"
+            sol.pop()
+        return None
+
+    def _trace(self, prop: Property, states: list[tuple], labels: list[int], role: str, message: str,
+               player: int | None) -> Trace:
+        steps = []
+        for before, after, k in zip(states, states[1:], labels):
+            inst = self.insts[k]
+            steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, after,
+                              explain(self.model, self.compiler, inst, before)))
+        point = "step" if prop.kind == "step" else ("terminal" if prop.kind == "terminal" else "state")
+        trace = Trace(prop.id, self.config.name, self.layout, states[0], tuple(steps), role, point, message,
+                      player=player)
+        replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
+        return trace
+
+    def _search(self, prop: Property, *, violation: bool) -> tuple[Trace | None, str | None]:
+        """BMC for a counterexample (or, with violation=False, a witness) of *prop*."""
+        for inst in self._instances(prop):
+            if prop.kind == "step":
+                def goal(s: Frame, t: Frame, inst: _Inst = inst) -> Any:
+                    return z3.Not(self._holds(inst, s, t)) if violation else self._premise(inst, s, t)
+            else:
+                def goal(s: Frame, inst: _Inst = inst) -> Any:  # type: ignore[misc]
+                    return z3.Not(self._holds(inst, s)) if violation else self._premise(inst, s)
+            found = self._bmc(goal, step_goal=prop.kind == "step")
+            if isinstance(found, str):
+                return None, found
+            if found is not None:
+                states, labels = found
+                who = "" if inst.player is None else f" for P{inst.player}"
+                if violation:
+                    msg = f"violates {prop.id}{who}: {prop.title}"
+                    return self._trace(prop, states, labels, "counterexample", msg, inst.player), None
+                return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}",
+                                   inst.player), None
+        return None, None
+
+    # -- one property ------------------------------------------------------------------------
+    def check(self, prop: Property, *, witness: bool = True) -> EngineResult:
+        start = time.perf_counter()
+        try:
+            verdict, method, trace, wtrace = self._check(prop, witness)
+        except z3.Z3Exception as err:
+            verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
+        return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
+                            trace=trace, witness=wtrace)
+
+    def _check(self, prop: Property, witness: bool) -> tuple[Verdict, str, Trace | None, Trace | None]:
+        proof: str | None = None
+        scope = self._scope()
+        if prop.kind == "state":
+            proof = self.invariants().get(prop.id)
+        else:
+            s, t = self.ts.frame("s"), self.ts.frame("t")
+            sol = self._solver()
+            sol.add(self.ts.domain(s), self._inv(s))
+            if prop.kind == "step":
+                sol.add(self.ts.domain(t), self.ts.step(s, t, z3.Int("act@s", self.ts.ctx)))
+            sol.add(z3.Or([z3.Not(self._holds(i, s, t if prop.kind == "step" else None))
+                           for i in self._instances(prop)]))
+            res = sol.check()
+            if res == z3.unsat:
+                proof = "proved for every state satisfying the proved invariants (one-step query)"
+            elif res == z3.unknown:
+                return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
+        if proof is None:
+            trace, reason = self._search(prop, violation=True)
+            if trace is not None:
+                return (Verdict.VIOLATED, f"Z3 bounded model checking ({scope}): counterexample at depth "
+                        f"{len(trace.steps)}", trace, None)
+            why = f"Z3 gave up ({reason})" if reason else f"no counterexample within {self.depth} steps"
+            return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
+        wtrace = None
+        if witness:
+            wtrace, reason = self._search(prop, violation=False)
+            if wtrace is None:
+                why = f"Z3 gave up: {reason}" if reason else f"none within {self.depth} steps"
+                return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", \
+                    None, None
+        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace

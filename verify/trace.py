@@ -1,0 +1,91 @@
+"""Counterexample and witness traces, and their replay through the explicit semantics."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import VerifyError
+from .evaluate import Instance
+from .model import mandatoriness
+from .state import Layout, State
+
+__all__ = ["Step", "Trace", "ReplayMismatch", "replay", "trace_from_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One transition: which rule fired, for whom, and the state it led to."""
+
+    rule: str
+    actor: int | None
+    kind: str  # the rule kind: state-based, mandatory, optional, pass, ...
+    state: State
+    because: tuple[str, ...] = ()  # clause rules that decided the step's effect
+
+    @property
+    def mandatoriness(self) -> str:
+        return mandatoriness(self.kind)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """An initial state and the steps from it; the last state (or step) is the point.
+
+    ``loop_start`` is reserved for lassos (a later step returns to that state).
+    """
+
+    property_id: str
+    config: str
+    layout: Layout
+    initial: State
+    steps: tuple[Step, ...]
+    role: str  # "counterexample" or "witness"
+    point: str  # "state" (the last state) or "step" (the last step) or "terminal"
+    message: str  # what is wrong, or what the witness shows
+    loop_start: int | None = None
+    player: int | None = None  # the property's player, when it has one
+
+    @property
+    def states(self) -> list[State]:
+        return [self.initial] + [s.state for s in self.steps]
+
+    @property
+    def final(self) -> State:
+        return self.steps[-1].state if self.steps else self.initial
+
+
+class ReplayMismatch(VerifyError, AssertionError):
+    """A trace does not follow the model's own semantics: a bug in Endgame."""
+
+
+def replay(trace: Trace, insts: tuple[Instance, ...], initial_ok: bool = True) -> None:
+    """Re-run every step through the explicit semantics; raise at the first mismatch."""
+    if not initial_ok:
+        raise ReplayMismatch(f"{trace.property_id}: the trace does not start in an initial state")
+    state = trace.initial
+    by_key = {(i.rule.id, i.actor): i for i in insts}
+    for number, step in enumerate(trace.steps, 1):
+        inst = by_key.get((step.rule, step.actor))
+        if inst is None:
+            raise ReplayMismatch(f"{trace.property_id}: step {number} names rule {step.rule} for "
+                                 f"{step.actor}, which this model does not have")
+        if not inst.guard(state, None):
+            raise ReplayMismatch(f"{trace.property_id}: step {number}: rule {step.rule} is not enabled")
+        after = inst.apply(state)
+        if after != step.state:
+            raise ReplayMismatch(f"{trace.property_id}: step {number}: rule {step.rule} leads elsewhere")
+        state = after
+
+
+def trace_from_path(property_id: str, config: str, layout: Layout, path: list[tuple[int, int]],
+                    states: list[State], insts: tuple[Instance, ...], role: str, point: str,
+                    message: str, because: "dict[int, tuple[str, ...]] | None" = None,
+                    player: int | None = None) -> Trace:
+    """A trace along ``[(node, instance that reached it)]`` of an explored graph."""
+    first, _ = path[0]
+    steps = []
+    for node, k in path[1:]:
+        inst = insts[k]
+        steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, states[node],
+                          (because or {}).get(node, ())))
+    return Trace(property_id, config, layout, states[first], tuple(steps), role, point, message,
+                 player=player)
