@@ -159,7 +159,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
                        f"violates {prop.id}{_who(p)}: {prop.title}", p)
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
                             f"explicit search ({scope}): counterexample at depth {len(path) - 1}",
-                            seconds, trace=trace)
+                            seconds, trace=trace, states=len(states))
     wtrace = None
     if witness is not None:
         path, p, point = witness
@@ -167,11 +167,13 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if not graph.complete:
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
                             f"state limit of {graph.config.max_states:,} reached ({scope}); "
-                            f"no counterexample among {len(states):,} states", seconds, witness=wtrace)
+                            f"no counterexample among {len(states):,} states", seconds, witness=wtrace,
+                            states=len(states))
     if wtrace is None:
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.VACUOUS,
                             f"no reachable {'step' if prop.kind == 'step' else prop.kind + ' state'} "
-                            f"meets the premise ({len(states):,} states; {scope})", seconds)
+                            f"meets the premise ({len(states):,} states; {scope})", seconds,
+                            states=len(states))
     return EngineResult("explicit", graph.config.name, graph.n, Verdict.HOLDS,
                         f"exhaustive: {len(states):,} states, {len(graph.src):,} steps ({scope}{cut_note})",
-                        seconds, witness=wtrace)
+                        seconds, witness=wtrace, states=len(states))

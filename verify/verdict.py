@@ -50,6 +50,7 @@ class EngineResult:
     seconds: float
     trace: Trace | None = None
     witness: Trace | None = None
+    states: int = 0  # states explored (explicit engine)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,221 @@
+"""The ``verify`` command: a thin click layer over :mod:`verify.runner` and the writers.
+
+Exit status: 0 every checked property holds; 1 a property is violated, unknown
+or vacuous; 2 bad input (a model file, a property id, an option); 3 an internal
+error in Endgame itself (with its traceback).
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from . import report
+from .errors import ModelError, VerifyError
+from .explore import explore, to_networkx
+from .loader import load_model
+from .model import Model
+from .runner import ENGINES, Options, check, select
+from .symbolic import DEFAULT_DEPTH
+from .verdict import CheckResult, Verdict
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+EXIT_CODES = """\b
+Exit status:
+  0  every checked property holds
+  1  some property is violated, unknown or vacuous
+  2  bad input: a model file, a property id or an option
+  3  an internal error in Endgame (please report it, with the traceback)"""
+
+
+def _guard(fn: Callable[..., int]) -> Callable[..., None]:
+    """Map results and errors to exit codes; user errors never show a traceback."""
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            code = fn(*args, **kwargs)
+        except ModelError as err:
+            for d in err.diagnostics:
+                click.echo(str(d), err=True)
+            n = len(err.diagnostics)
+            click.echo(f"{n} error{'s' if n != 1 else ''} in the model; nothing was checked", err=True)
+            code = EXIT_INPUT
+        except VerifyError as err:
+            click.echo(f"error: {err}", err=True)
+            code = EXIT_INPUT
+        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
+            raise
+        except Exception:  # an internal bug: keep the traceback
+            traceback.print_exc()
+            click.echo("internal error in Endgame (exit 3)", err=True)
+            code = EXIT_INTERNAL
+        sys.exit(code)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _model(rules: str | None) -> Model:
+    return load_model(Path(rules) if rules else None)
+
+
+def _write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    command = "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    (out / "run.txt").write_text(command + "\n", encoding="utf-8")
+    (out / "latest.md").write_text(report.results_markdown(results, command, str(model.root)), encoding="utf-8")
+    data = report.results_json(results, command, str(model.root))
+    (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    traces = out / "traces"
+    for r in results:
+        for t in (r.trace, r.witness):
+            if t is None:
+                continue
+            traces.mkdir(exist_ok=True)
+            stem = f"{r.property_id}.{t.role}"
+            (traces / f"{stem}.txt").write_text(report.trace_text(t) + "\n", encoding="utf-8")
+            (traces / f"{stem}.itf.json").write_text(json.dumps(report.trace_itf(t), indent=2) + "\n",
+                                                     encoding="utf-8")
+            (traces / f"{stem}.dot").write_text(report.trace_dot(t) + "\n", encoding="utf-8")
+    return out
+
+
+def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
+         reports: str, no_reports: bool, witness: bool, depth: int, timeout: float) -> int:
+    model = _model(rules)
+    props = select(model, list(ids))
+    options = Options(engine=engine, configs=tuple(config) or None, depth=depth,
+                      timeout_ms=int(timeout * 1000))
+    results = check(model, props, options)
+    where = None if no_reports else _write_reports(results, model, reports)
+    if as_json:
+        click.echo(json.dumps(report.results_json(results, " ".join(sys.argv), str(model.root)), indent=2))
+    else:
+        click.echo(report.results_text(results, witnesses=witness))
+        if where is not None:
+            click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
+    return EXIT_OK if all(r.verdict is Verdict.HOLDS for r in results) else EXIT_FAIL
+
+
+def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--rules", type=click.Path(file_okay=False), default=None,
+                     help="Model directory to check instead of the bundled one (a copy of model/)."),
+        click.option("--engine", type=click.Choice(ENGINES), default="both", show_default=True,
+                     help="explicit: exhaustive search within bounds; z3: proofs for all counter values "
+                          "and bounded model checking; both: each."),
+        click.option("--config", multiple=True, help="Only this configuration (repeatable)."),
+        click.option("--json", "as_json", is_flag=True, help="Print the results as JSON."),
+        click.option("--reports", default="reports", show_default=True,
+                     help="Directory for latest.md, latest.json and traces/."),
+        click.option("--no-reports", is_flag=True, help="Write no report files."),
+        click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
+        click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
+                     help="Deepest bounded-model-checking search, in steps."),
+        click.option("--timeout", type=click.FloatRange(0.1, 3600), default=20.0, show_default=True,
+                     help="Z3 time limit per query, in seconds."),
+    ]
+    for opt in reversed(options):
+        fn = opt(fn)
+    return fn
+
+
+@click.group(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Endgame: a formal verifier for the draw and end-of-game rules of Magic: The Gathering."""
+
+
+@main.command("all", epilog=EXIT_CODES)
+@_check_options
+@_guard
+def all_(**kw: Any) -> int:
+    """Check every property on every configuration of the model."""
+    return _run((), **kw)
+
+
+@main.command("check", epilog=EXIT_CODES)
+@click.argument("ids", nargs=-1, required=True)
+@_check_options
+@_guard
+def check_(ids: tuple[str, ...], **kw: Any) -> int:
+    """Check the named properties (see `verify list`)."""
+    return _run(ids, **kw)
+
+
+@main.command("list", epilog=EXIT_CODES)
+@click.option("--rules", type=click.Path(file_okay=False), default=None, help="Model directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@_guard
+def list_(rules: str | None, as_json: bool) -> int:
+    """Show every rule (CR number, kind, one line of text) and every property."""
+    model = _model(rules)
+    if as_json:
+        click.echo(json.dumps({
+            "rules": [{"id": r.id, "cites": list(r.cites), "kind": r.kind, "defines": r.defines,
+                       "text": r.text, "file": r.loc.file, "line": r.loc.line} for r in model.rules],
+            "properties": [{"id": p.id, "title": p.title, "protects": list(p.protects), "kind": p.kind}
+                           for p in model.properties],
+            "configs": [{"name": c.name, "players": list(c.players)} for c in model.configs]}, indent=2))
+        return EXIT_OK
+    click.echo(f"rules ({len(model.rules)}):")
+    for r in model.rules:
+        kind = f"{r.kind} of {r.defines}" if r.defines else r.kind
+        click.echo(f"  {r.id:<18} {kind:<22} {r.summary()}")
+    click.echo(f"\nproperties ({len(model.properties)}):")
+    for p in model.properties:
+        click.echo(f"  {p.id:<22} {p.kind:<9} [{', '.join(p.protects)}] {p.title}")
+    click.echo(f"\nconfigurations ({len(model.configs)}):")
+    for c in model.configs:
+        click.echo(f"  {c.name:<14} players {', '.join(map(str, c.players))}; {c.describe_bounds()}")
+    return EXIT_OK
+
+
+@main.command("explore", epilog=EXIT_CODES)
+@click.option("--rules", type=click.Path(file_okay=False), default=None, help="Model directory.")
+@click.option("--config", multiple=True, help="Only this configuration (repeatable).")
+@click.option("--dot", type=click.Path(dir_okay=False), default=None,
+              help="Write the state graph of the first game as Graphviz DOT (small graphs only).")
+@_guard
+def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int:
+    """Count the reachable states of each configuration and player count."""
+    model = _model(rules)
+    names = [c.name for c in model.configs]
+    from .runner import _games
+    games = _games(model, Options(configs=tuple(config) or None))
+    click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6}  complete")
+    first = True
+    for name, n in games:
+        g = explore(model, model.configs[names.index(name)], n)
+        click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
+                   f"{sum(g.cut):>6,}  {'yes' if g.complete else 'no (state limit)'}")
+        if dot and first:
+            graph = to_networkx(g)
+            for i in graph.nodes:
+                graph.nodes[i]["label"] = g.layout.show(g.states[i])
+            for a, b, d in graph.edges(data=True):
+                d["label"] = f"{d['rule']} {d['actor'] if d['actor'] is not None else ''} {d['kind']}"
+                d["actor"] = "" if d["actor"] is None else d["actor"]
+            _write_dot(graph, dot)
+            click.echo(f"graph of {name} ({n} players) written to {dot}")
+        first = False
+    return EXIT_OK
+
+
+def _write_dot(graph: Any, path: str) -> None:
+    lines = ["digraph states {", "  node [shape=box, fontname=monospace];"]
+    for i, d in graph.nodes(data=True):
+        lines.append(f'  {i} [label="{i}: {str(d.get("label", "")).replace(chr(34), chr(39))}"];')
+    for a, b, d in graph.edges(data=True):
+        lines.append(f'  {a} -> {b} [label="{d["label"]}"];')
+    lines.append("}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,126 @@
+"""Run properties over every configuration with the chosen engines, and combine verdicts."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .errors import UsageError, suggest
+from .explore import explore
+from .model import Model, Property
+from .properties import GraphContext, check_explicit
+from .symbolic import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, SymbolicChecker
+from .verdict import CheckResult, EngineResult, Verdict
+
+__all__ = ["Options", "check", "select", "combine", "ENGINES"]
+
+ENGINES = ("both", "explicit", "z3")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to check: which engines, which configurations, and the Z3 limits."""
+
+    engine: str = "both"
+    configs: tuple[str, ...] | None = None
+    depth: int = DEFAULT_DEPTH
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    bounded_z3: bool = False  # impose the explicit bounds on Z3 too (for cross-checking)
+
+
+def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
+    """The properties named by *ids* (all when None), or a UsageError naming the unknown one."""
+    if not ids:
+        return list(model.properties)
+    known = [p.id for p in model.properties]
+    out = []
+    for pid in ids:
+        if pid not in known:
+            raise UsageError(f"unknown property '{pid}'{suggest(pid, known)}; `verify list` shows them all")
+        out.append(model.property(pid))
+    return out
+
+
+def _games(model: Model, options: Options) -> list[tuple[str, int]]:
+    names = [c.name for c in model.configs]
+    if options.configs:
+        for name in options.configs:
+            if name not in names:
+                raise UsageError(f"unknown configuration '{name}'{suggest(name, names)}")
+    return [(c.name, n) for c in model.configs if not options.configs or c.name in options.configs
+            for n in c.players]
+
+
+def check(model: Model, properties: Iterable[Property], options: Options = Options()) -> list[CheckResult]:
+    """Check *properties* on every configuration and player count of *model*.
+
+    >>> from verify.loader import load_model
+    >>> m = load_model()
+    >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")], Options(engine="explicit"))]
+    ['holds']
+    """
+    if options.engine not in ENGINES:
+        raise UsageError(f"unknown engine '{options.engine}'; one of {', '.join(ENGINES)}")
+    props = list(properties)
+    per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
+    for name, n in _games(model, options):
+        config = next(c for c in model.configs if c.name == name)
+        if options.engine in ("both", "explicit"):
+            graph = explore(model, config, n)
+            ctx = GraphContext(graph)
+            for p in props:
+                per[p.id].append(check_explicit(graph, p, ctx))
+        if options.engine in ("both", "z3"):
+            sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
+                                  timeout_ms=options.timeout_ms)
+            for p in props:
+                per[p.id].append(sym.check(p, witness=options.engine == "z3"))
+    return [combine(p, per[p.id]) for p in props]
+
+
+def _games_text(results: list[EngineResult]) -> str:
+    by: dict[str, list[int]] = {}
+    for r in results:
+        by.setdefault(r.config, []).append(r.players)
+    return ", ".join(f"{c} ({'/'.join(str(n) for n in sorted(set(ns)))}p)" for c, ns in by.items())
+
+
+def combine(prop: Property, results: list[EngineResult]) -> CheckResult:
+    """One verdict from every engine's result on every game.
+
+    Violated if any engine found a counterexample; vacuous if no game has a
+    witness; unknown if some game was settled by neither engine; else holds.
+    """
+    seconds = sum(r.seconds for r in results)
+
+    def make(verdict: Verdict, method: str) -> CheckResult:
+        return CheckResult(prop.id, prop.title, prop.protects, verdict, method, seconds, tuple(results))
+
+    for r in results:
+        if r.verdict is Verdict.VIOLATED:
+            return make(Verdict.VIOLATED, f"{r.engine}: {r.method}")
+    explicit = [r for r in results if r.engine == "explicit"]
+    z3r = [r for r in results if r.engine == "z3"]
+    witnessed = any(r.witness is not None for r in results)
+    if not witnessed:
+        why = "; ".join(sorted({r.method for r in results if r.verdict is Verdict.VACUOUS}))[:300]
+        return make(Verdict.VACUOUS, f"no reachable state meets the premise in any game ({why})")
+    games = {(r.config, r.players) for r in results}
+    settled = {(r.config, r.players) for r in results if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)}
+    parts = []
+    if explicit:
+        states = sum(r.states for r in explicit)
+        done = [r for r in explicit if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
+        parts.append(f"exhaustive within bounds on {_games_text(done)} ({states:,} states)" if done else
+                     "explicit: not exhaustive")
+    if z3r:
+        proved = [r for r in z3r if r.verdict is Verdict.HOLDS]
+        how = "1-induction" if prop.kind == "state" else "one-step query"
+        scope = "all counter values" if "all counter values" in (proved[0].method if proved else "") else "bounds"
+        parts.append(f"Z3 proved for {scope} ({how}) on {len(proved)}/{len(z3r)} games")
+    missing = games - settled
+    if missing:
+        gone = ", ".join(f"{c} {n}p" for c, n in sorted(missing))
+        reasons = "; ".join(sorted({r.method for r in results if (r.config, r.players) in missing}))[:400]
+        return make(Verdict.UNKNOWN, f"not settled on {gone}: {reasons}")
+    return make(Verdict.HOLDS, "; ".join(parts))
