@@ -61,7 +61,10 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
 
 
 def _model(rules: str | None) -> Model:
-    return load_model(Path(rules) if rules else None)
+    model = load_model(Path(rules) if rules else None)
+    for w in model.warnings:
+        click.echo(str(w), err=True)
+    return model
 
 
 def _write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:

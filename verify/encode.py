@@ -242,11 +242,18 @@ class TransitionSystem:
         return z3.Or([self.guard(i, s) for i in self.insts]) if self.insts else z3.BoolVal(False, self.ctx)
 
     def domain(self, s: Frame) -> Any:
-        """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded)."""
+        """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
+
+        Fixed effects keep the values the configuration gives them (no rule may
+        assign them), so those values hold in every state.
+        """
         lay, cs = self.layout, []
+        choices = slot_choices(lay, self.config)
         for k, (name, t) in enumerate(zip(lay.names, lay.types)):
             var = name.split("[")[0]
             decl = lay.vocab.vars[var]
+            if decl.fixed and choices[k].values is not None:
+                cs.append(z3.Or([s[k] == self.enc._val(v) for v in choices[k].values]))  # type: ignore[arg-type]
             if t in lay.vocab.enums:
                 cs += [s[k] >= 0, s[k] < len(lay.vocab.enums[t])]
             elif t == "player":

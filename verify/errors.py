@@ -47,9 +47,10 @@ class Diagnostic:
     loc: SourceLoc
     code: str
     message: str
+    severity: str = "error"  # or "warning": reported, but the model is still checked
 
     def __str__(self) -> str:
-        return f"{self.loc}: error: {self.message} [{self.code}]"
+        return f"{self.loc}: {self.severity}: {self.message} [{self.code}]"
 
 
 class VerifyError(Exception):

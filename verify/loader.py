@@ -78,10 +78,14 @@ class _Loader:
     def __init__(self, root: Path):
         self.root = root
         self.diags: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
 
     # -- small helpers ------------------------------------------------------------
     def err(self, loc: SourceLoc, code: str, message: str) -> None:
         self.diags.append(Diagnostic(loc, code, message))
+
+    def warn(self, loc: SourceLoc, code: str, message: str) -> None:
+        self.warnings.append(Diagnostic(loc, code, message, "warning"))
 
     def display(self, path: Path) -> str:
         try:
@@ -302,9 +306,12 @@ class _Loader:
                 continue
             protects = tuple(str(p) for p in spec["protects"])
             for cr in protects:
-                if cr not in known:
-                    self.err(f.loc(*at, "protects"), "unknown-rule",
-                             f"unknown rule '{cr}'{suggest(cr, known)}: no rule has this id or cites it")
+                if not RULE_ID.match(cr):
+                    self.err(f.loc(*at, "protects"), "rule-id", f"'{cr}' is not a CR number such as '104.3b'")
+                elif cr not in known:
+                    self.warn(f.loc(*at, "protects"), "unknown-rule",
+                              f"property '{pid}' protects rule '{cr}'{suggest(cr, known)}, "
+                              "but no rule of this model has that number or cites it")
             when_src = spec.get("when", "true")
             when = self.parse(f, at + ("when",), when_src, parse_expr) if "when" in spec else Lit(True)
             then = self.parse(f, at + ("then",), spec["then"], parse_expr)
@@ -401,9 +408,12 @@ class _Loader:
             actions = spec.get("actions")
             if actions is not None:
                 for a in actions:
-                    if a not in optional:
-                        self.err(f.loc(*at, "actions"), "unknown-rule",
-                                 f"'{a}' is not an optional rule{suggest(str(a), optional)}")
+                    if not isinstance(a, str) or not RULE_ID.match(a):
+                        self.err(f.loc(*at, "actions"), "rule-id", f"'{a}' is not a rule id such as '121.3'")
+                    elif a not in optional:
+                        self.warn(f.loc(*at, "actions"), "unknown-rule",
+                                  f"'{a}' is not an optional rule of this model{suggest(str(a), optional)}; "
+                                  "configuration '" + spec["name"] + "' leaves it out")
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -540,4 +550,4 @@ def load_model(root: Path | str | None = None) -> Model:
     if loader.diags:
         bounds_only = all(d.code == "bounds" for d in loader.diags)
         raise (BoundsError if bounds_only else ModelError)(loader.diags)
-    return Model(path, vocab, tuple(rules), tuple(properties), tuple(configs))
+    return Model(path, vocab, tuple(rules), tuple(properties), tuple(configs), tuple(loader.warnings))

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from .errors import SourceLoc
+from .errors import Diagnostic, SourceLoc
 from .expr import Expr, Stmt
 
 __all__ = [
@@ -168,6 +168,7 @@ class Model:
     rules: tuple[Rule, ...]
     properties: tuple[Property, ...]
     configs: tuple[Config, ...]
+    warnings: tuple[Diagnostic, ...] = ()
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:

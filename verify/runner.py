@@ -26,6 +26,10 @@ class Options:
     depth: int = DEFAULT_DEPTH
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     bounded_z3: bool = False  # impose the explicit bounds on Z3 too (for cross-checking)
+    # Wall-clock limit of one bounded search for a counterexample that explicit
+    # exploration could not see; None: only the depth and the per-query timeout.
+    # With both engines the explicit search has covered the bounds already.
+    search_budget_s: float | None = 1.0
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -65,16 +69,21 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
     for name, n in _games(model, options):
         config = next(c for c in model.configs if c.name == name)
+        refuted: set[str] = set()
         if options.engine in ("both", "explicit"):
             graph = explore(model, config, n)
             ctx = GraphContext(graph)
             for p in props:
-                per[p.id].append(check_explicit(graph, p, ctx))
+                result = check_explicit(graph, p, ctx)
+                per[p.id].append(result)
+                if result.verdict is Verdict.VIOLATED:
+                    refuted.add(p.id)
         if options.engine in ("both", "z3"):
+            budget = options.search_budget_s if options.engine == "both" else None
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                                  timeout_ms=options.timeout_ms)
+                                  timeout_ms=options.timeout_ms, search_budget_s=budget)
             for p in props:
-                per[p.id].append(sym.check(p, witness=options.engine == "z3"))
+                per[p.id].append(sym.check(p, witness=options.engine == "z3", search=p.id not in refuted))
     return [combine(p, per[p.id]) for p in props]
 
 

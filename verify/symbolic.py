@@ -13,6 +13,7 @@ from typing import Any
 import z3
 
 from .evaluate import Compiler, instances
+from .expr import Binary
 from .encode import Frame, TransitionSystem
 from .model import Config, Model, Property
 from .properties import explain
@@ -33,6 +34,22 @@ class _Inst:
     env: dict[str, int]
 
 
+@dataclass(frozen=True)
+class _Lemma:
+    """One top-level conjunct of a state property, for one player: a Houdini candidate."""
+
+    prop: Property
+    env: dict[str, int]
+    when: Any
+    then: Any
+
+
+def _conjuncts(e: Any) -> list[Any]:
+    if isinstance(e, Binary) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
 class SymbolicChecker:
     """All Z3 checks of one configuration and player count.
 
@@ -42,9 +59,11 @@ class SymbolicChecker:
     """
 
     def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
-                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS):
+                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 search_budget_s: float | None = None):
         self.model, self.config, self.n = model, config, n
         self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
+        self.search_budget_s = search_budget_s  # wall-clock limit of one bounded search
         self.layout = Layout.of(model.vocab, n)
         self.insts = instances(model, self.layout, config.params, config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
@@ -88,49 +107,61 @@ class SymbolicChecker:
 
     # -- invariants: Houdini over every state property ---------------------------------------
     def invariants(self) -> dict[str, str]:
-        """Which state properties are proved, and how; computed once per checker."""
+        """Which state properties are proved, and how; computed once per checker.
+
+        Houdini: every top-level conjunct of every state property, for every
+        player, is a candidate; candidates that fail in an initial state or are
+        not preserved by a step (assuming all surviving candidates) are dropped
+        until the rest is inductive. A property is proved when all its
+        conjuncts survive; a broken conjunct takes only itself down.
+        """
         if self._proved is not None:
             return self._proved
         s, t = self.ts.frame("s"), self.ts.frame("t")
-        cands = [i for p in self.model.properties if p.kind == "state" for i in self._instances(p)]
-        base_ok = []
+        cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in self.model.properties if p.kind == "state"
+                 for i in self._instances(p) for c in _conjuncts(p.then)]
+        sol = self._solver()
+        sol.add(self.ts.domain(s), self.ts.init(s))
+        alive = []
         for c in cands:
-            sol = self._solver()
-            sol.add(self.ts.domain(s), self.ts.init(s), z3.Not(self._holds(c, s)))
+            sol.push()
+            sol.add(z3.Not(self._lemma(c, s)))
             if sol.check() == z3.unsat:
-                base_ok.append(c)
-        alive = list(base_ok)
+                alive.append(c)
+            sol.pop()
         act = z3.Int("act@s", self.ts.ctx)
         step = self.ts.step(s, t, act)
         while True:
             sol = self._solver()
             sol.add(self.ts.domain(s), self.ts.domain(t), step)
-            sol.add([self._holds(c, s) for c in alive])
+            sol.add([self._lemma(c, s) for c in alive])
             dropped = []
             for c in alive:
                 sol.push()
-                sol.add(z3.Not(self._holds(c, t)))
+                sol.add(z3.Not(self._lemma(c, t)))
                 if sol.check() != z3.unsat:
                     dropped.append(c)
                 sol.pop()
             if not dropped:
                 break
             alive = [c for c in alive if c not in dropped]
-        by_prop: dict[str, list[_Inst]] = {}
-        for c in alive:
-            by_prop.setdefault(c.prop.id, []).append(c)
+        total = {p.id: sum(1 for c in cands if c.prop.id == p.id) for p in self.model.properties}
+        kept = {p.id: sum(1 for c in alive if c.prop.id == p.id) for p in self.model.properties}
         proved: dict[str, str] = {}
         for p in self.model.properties:
-            if p.kind == "state" and len(by_prop.get(p.id, [])) == len(self._instances(p)):
+            if p.kind == "state" and kept[p.id] == total[p.id]:
                 others = len({c.prop.id for c in alive}) - 1
                 proved[p.id] = "proved by 1-induction" + (f" with {others} other invariant(s)" if others else "")
         self._alive = alive
         self._proved = proved
         return proved
 
+    def _lemma(self, c: _Lemma, s: Frame) -> Any:
+        return z3.Implies(self.ts.prop(c.when, c.env, s), self.ts.prop(c.then, c.env, s))
+
     def _inv(self, s: Frame) -> Any:
         self.invariants()
-        return z3.And([self._holds(c, s) for c in self._alive]) if self._alive else z3.BoolVal(True, self.ts.ctx)
+        return z3.And([self._lemma(c, s) for c in self._alive]) if self._alive else z3.BoolVal(True, self.ts.ctx)
 
     # -- bounded model checking --------------------------------------------------------------
     def _bmc(self, goal: Any, *, step_goal: bool) -> tuple[list[tuple], list[int]] | None | str:
@@ -139,6 +170,7 @@ class SymbolicChecker:
         Returns (states, instance numbers), None when there is none within the
         depth, or Z3's reason when it gave up.
         """
+        deadline = None if self.search_budget_s is None else time.perf_counter() + self.search_budget_s
         frames = [self.ts.frame("0")]
         acts: list[Any] = []
         sol = self._solver()
@@ -153,6 +185,11 @@ class SymbolicChecker:
                 acts.append(a)
             if k < start:
                 continue
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return f"search budget of {self.search_budget_s:g} s spent at depth {k}"
+                sol.set("timeout", max(1, min(self.timeout_ms, int(left * 1000))))
             sol.push()
             sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
             res = sol.check()
@@ -163,7 +200,10 @@ class SymbolicChecker:
                 sol.pop()
                 return states, labels
             if res == z3.unknown:
-                return sol.reason_unknown() or "unknown"
+                reason = sol.reason_unknown() or "unknown"
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return f"search budget of {self.search_budget_s:g} s spent at depth {k}"
+                return reason
             sol.pop()
         return None
 
@@ -203,16 +243,19 @@ class SymbolicChecker:
         return None, None
 
     # -- one property ------------------------------------------------------------------------
-    def check(self, prop: Property, *, witness: bool = True) -> EngineResult:
+    def check(self, prop: Property, *, witness: bool = True, search: bool = True) -> EngineResult:
+        """Prove *prop*; failing that, look for a counterexample by BMC (unless *search* is off:
+        the explicit engine already has one); with *witness*, also look for a witness."""
         start = time.perf_counter()
         try:
-            verdict, method, trace, wtrace = self._check(prop, witness)
+            verdict, method, trace, wtrace = self._check(prop, witness, search)
         except z3.Z3Exception as err:
             verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
         return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
                             trace=trace, witness=wtrace)
 
-    def _check(self, prop: Property, witness: bool) -> tuple[Verdict, str, Trace | None, Trace | None]:
+    def _check(self, prop: Property, witness: bool, search: bool
+               ) -> tuple[Verdict, str, Trace | None, Trace | None]:
         proof: str | None = None
         scope = self._scope()
         if prop.kind == "state":
@@ -230,12 +273,15 @@ class SymbolicChecker:
                 proof = "proved for every state satisfying the proved invariants (one-step query)"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
+        if proof is None and not search:
+            return Verdict.UNKNOWN, f"not proved by induction ({scope}); counterexample left to the explicit engine", \
+                None, None
         if proof is None:
             trace, reason = self._search(prop, violation=True)
             if trace is not None:
                 return (Verdict.VIOLATED, f"Z3 bounded model checking ({scope}): counterexample at depth "
                         f"{len(trace.steps)}", trace, None)
-            why = f"Z3 gave up ({reason})" if reason else f"no counterexample within {self.depth} steps"
+            why = f"no counterexample found ({reason})" if reason else f"no counterexample within {self.depth} steps"
             return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
         wtrace = None
         if witness:

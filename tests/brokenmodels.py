@@ -1,0 +1,67 @@
+"""Build the deliberately broken copies of model/ described in tests/models/broken.toml.
+
+Run ``python tests/brokenmodels.py`` after changing model/ or broken.toml; the
+test suite checks that the committed copies are what this script makes.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "model"
+SPEC = ROOT / "tests" / "models" / "broken.toml"
+OUT = ROOT / "tests" / "models"
+
+
+@dataclass(frozen=True)
+class Broken:
+    name: str
+    kind: str  # "violated" or "vacuous"
+    property: str
+    rule: str | None
+    why: str
+    edits: tuple[tuple[str, str, str], ...]
+
+    @property
+    def path(self) -> Path:
+        return OUT / self.kind / self.name
+
+
+def specs() -> list[Broken]:
+    data = tomllib.loads(SPEC.read_text(encoding="utf-8"))
+    return [Broken(b["name"], b["kind"], b["property"], b.get("rule"), b["why"],
+                   tuple((e["file"], e["replace"], e["with"]) for e in b["edit"]))
+            for b in data["broken"]]
+
+
+def materialize(spec: Broken, dest: Path) -> None:
+    """Write the broken copy of model/ described by *spec* into *dest*."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(MODEL, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    for file, old, new in spec.edits:
+        target = dest / file
+        text = target.read_text(encoding="utf-8")
+        if text.count(old) != 1:
+            raise SystemExit(f"{spec.name}: the text to replace occurs {text.count(old)} times in {file}")
+        target.write_text(text.replace(old, new), encoding="utf-8")
+    (dest / "BROKEN.md").write_text(
+        f"# {spec.name}\n\n{spec.why}\n\nExpected: `{spec.property}` is {spec.kind}"
+        + (f"; the counterexample's last step fires rule {spec.rule}." if spec.rule else ".")
+        + "\n\nBuilt from model/ by tests/brokenmodels.py; do not edit by hand.\n", encoding="utf-8")
+
+
+def main() -> None:
+    for kind in ("violated", "vacuous"):
+        shutil.rmtree(OUT / kind, ignore_errors=True)
+    for spec in specs():
+        materialize(spec, spec.path)
+        print(spec.path.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
