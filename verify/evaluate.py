@@ -331,7 +331,7 @@ class Instance:
         return self.rule.id if self.actor is None else f"{self.rule.id}(P{self.actor})"
 
 
-def instances(model: Model, layout: Layout, params: Mapping[str, int],
+def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
               bounds: Mapping[str, tuple[int, int]] | None = None,
               actions: tuple[str, ...] | None = None,
               compiler: Compiler | None = None) -> tuple[Instance, ...]:

@@ -128,7 +128,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     (True, True)
     """
     layout = Layout.of(model.vocab, n)
-    insts = instances(model, layout, config.params, config.bounds, config.actions)
+    insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions)
     limit = max_states if max_states is not None else config.max_states
     table = _dispatch_table(insts, layout)
     states: list[State] = []

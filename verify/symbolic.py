@@ -65,7 +65,7 @@ class SymbolicChecker:
         self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
         self.search_budget_s = search_budget_s  # wall-clock limit of one bounded search
         self.layout = Layout.of(model.vocab, n)
-        self.insts = instances(model, self.layout, config.params, config.actions)
+        self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
         self.compiler = Compiler(model, self.layout, config.params, self._terminal)
         self._proved: dict[str, str] | None = None
@@ -221,26 +221,90 @@ class SymbolicChecker:
         return trace
 
     def _search(self, prop: Property, *, violation: bool) -> tuple[Trace | None, str | None]:
-        """BMC for a counterexample (or, with violation=False, a witness) of *prop*."""
-        for inst in self._instances(prop):
-            if prop.kind == "step":
-                def goal(s: Frame, t: Frame, inst: _Inst = inst) -> Any:
-                    return z3.Not(self._holds(inst, s, t)) if violation else self._premise(inst, s, t)
-            else:
-                def goal(s: Frame, inst: _Inst = inst) -> Any:  # type: ignore[misc]
-                    return z3.Not(self._holds(inst, s)) if violation else self._premise(inst, s)
-            found = self._bmc(goal, step_goal=prop.kind == "step")
-            if isinstance(found, str):
-                return None, found
-            if found is not None:
-                states, labels = found
-                who = "" if inst.player is None else f" for P{inst.player}"
-                if violation:
-                    msg = f"violates {prop.id}{who}: {prop.title}"
-                    return self._trace(prop, states, labels, "counterexample", msg, inst.player), None
-                return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}",
-                                   inst.player), None
-        return None, None
+        """BMC for a counterexample (or, with violation=False, a witness) of *prop*.
+
+        One search for all of the property's player instances at once, so the
+        trace is the shortest over all of them.
+        """
+        insts = self._instances(prop)
+
+        def bad(inst: _Inst, s: Frame, t: Frame | None) -> Any:
+            return z3.Not(self._holds(inst, s, t)) if violation else self._premise(inst, s, t)
+
+        if prop.kind == "step":
+            def goal(s: Frame, t: Frame) -> Any:
+                return z3.Or([bad(i, s, t) for i in insts])
+        else:
+            def goal(s: Frame) -> Any:  # type: ignore[misc]
+                return z3.Or([bad(i, s, None) for i in insts])
+        found = self._bmc(goal, step_goal=prop.kind == "step")
+        if isinstance(found, str):
+            return None, found
+        if found is None:
+            return None, None
+        states, labels = found
+        player = self._which(prop, insts, states, violation)
+        who = "" if player is None else f" for P{player}"
+        if violation:
+            return self._trace(prop, states, labels, "counterexample",
+                               f"violates {prop.id}{who}: {prop.title}", player), None
+        return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}", player), None
+
+    def _which(self, prop: Property, insts: list[_Inst], states: list[tuple], violation: bool) -> int | None:
+        """The first player instance that the found path's last state (or step) is about."""
+        s, t = (states[-2], states[-1]) if prop.kind == "step" else (states[-1], None)
+        for inst in insts:
+            when = self.compiler.expr(prop.when, inst.env)(s, t)
+            then = self.compiler.expr(prop.then, inst.env)(s, t)
+            if prop.kind == "terminal":
+                when = when and self._terminal(s)
+            if when and (not then if violation else True):
+                return inst.player
+        return insts[0].player
+
+    def _spacer(self, prop: Property) -> tuple[str | None, bool]:
+        """Constrained Horn clauses over the reachable states: (proof, violation reachable).
+
+        Returns (None, False) when Spacer gives up within its time limit.
+        """
+        s, t = self.ts.frame("s"), self.ts.frame("t")
+        ctx = self.ts.ctx
+        fp = z3.Fixedpoint(ctx=ctx)
+        fp.set(engine="spacer")
+        fp.set("xform.slice", False)
+        fp.set("xform.inline_linear", False)
+        fp.set("xform.inline_eager", False)
+        limit = self.timeout_ms if self.search_budget_s is None else int(self.search_budget_s * 1000)
+        fp.set("timeout", max(1, limit))
+        inv = z3.Function("Reach", *[v.sort() for v in s.vars], z3.BoolSort(ctx))
+        fp.register_relation(inv)
+        act = z3.Int("act@s", ctx)
+        fp.declare_var(*s.vars, *t.vars, act)
+        fp.rule(inv(*s.vars), [self.ts.domain(s), self.ts.init(s)])
+        fp.rule(inv(*t.vars), [inv(*s.vars), self.ts.domain(t), self.ts.step(s, t, act)])
+        bad = z3.Or([z3.Not(self._holds(i, s, t if prop.kind == "step" else None)) for i in self._instances(prop)])
+        if prop.kind == "step":
+            query = z3.And(inv(*s.vars), self.ts.domain(t), self.ts.step(s, t, act), bad)
+        else:
+            query = z3.And(inv(*s.vars), bad)
+        start = time.perf_counter()
+        try:
+            res = fp.query(query)
+        except z3.Z3Exception:  # Spacer reports a timeout as 'canceled'
+            return None, False
+        if res == z3.unsat:
+            return f"proved by Spacer (CHC, {time.perf_counter() - start:.2f} s)", False
+        return None, res == z3.sat
+
+    def _premise_unreachable(self, prop: Property) -> bool:
+        """One query: no state (or step) satisfying the proved invariants meets the premise."""
+        s, t = self.ts.frame("s"), self.ts.frame("t")
+        sol = self._solver()
+        sol.add(self.ts.domain(s), self._inv(s))
+        if prop.kind == "step":
+            sol.add(self.ts.domain(t), self._inv(t), self.ts.step(s, t, z3.Int("act@s", self.ts.ctx)))
+        sol.add(z3.Or([self._premise(i, s, t if prop.kind == "step" else None) for i in self._instances(prop)]))
+        return sol.check() == z3.unsat
 
     # -- one property ------------------------------------------------------------------------
     def check(self, prop: Property, *, witness: bool = True, search: bool = True) -> EngineResult:
@@ -273,6 +337,16 @@ class SymbolicChecker:
                 proof = "proved for every state satisfying the proved invariants (one-step query)"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
+        if proof is None and search:
+            proof, bad = self._spacer(prop)
+            if bad:  # Spacer knows a violation is reachable: find the shortest one
+                trace, reason = self._search(prop, violation=True)
+                if trace is not None:
+                    return (Verdict.VIOLATED, f"Z3 Spacer and bounded model checking ({scope}): counterexample "
+                            f"at depth {len(trace.steps)}", trace, None)
+                why = f"({reason})" if reason else f"deeper than {self.depth} steps"
+                return Verdict.UNKNOWN, f"Spacer: a violation is reachable, but no trace was found {why} ({scope})", \
+                    None, None
         if proof is None and not search:
             return Verdict.UNKNOWN, f"not proved by induction ({scope}); counterexample left to the explicit engine", \
                 None, None
@@ -284,6 +358,9 @@ class SymbolicChecker:
             why = f"no counterexample found ({reason})" if reason else f"no counterexample within {self.depth} steps"
             return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
         wtrace = None
+        if witness and self._premise_unreachable(prop):
+            return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
+                                     f"proved invariants meets it ({scope})"), None, None
         if witness:
             wtrace, reason = self._search(prop, violation=False)
             if wtrace is None:
