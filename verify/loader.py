@@ -51,8 +51,9 @@ class _File:
         self.data: dict[str, Any] = {}
         try:
             text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            diags.append(Diagnostic(SourceLoc(display), "io", f"cannot read: {err.strerror}"))
+        except (OSError, UnicodeDecodeError) as err:
+            why = err.strerror if isinstance(err, OSError) else f"not UTF-8 text ({err.reason} at byte {err.start})"
+            diags.append(Diagnostic(SourceLoc(display), "io", f"cannot read: {why}"))
             self.pos = Positions("", display)
             self.lines: list[str] = []
             return
@@ -63,8 +64,11 @@ class _File:
             self.ok = True
         except tomllib.TOMLDecodeError as err:
             m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
-            line, col = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+            if m:
+                line, col = int(m.group(1)), int(m.group(2))
+            else:  # "(at end of document)"
+                line, col = max(1, len(self.lines)), len(self.lines[-1]) + 1 if self.lines else 1
+            msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(err))
             diags.append(Diagnostic(SourceLoc(display, line, col), "toml", f"malformed TOML: {msg}"))
 
     def loc(self, *path: object) -> SourceLoc:
@@ -119,6 +123,9 @@ class _Loader:
         except ParseFailure as failure:
             self.diags.append(failure.diagnostic)
             return None
+        except RecursionError:
+            self.err(f.origin(*path), "syntax", "expression nested too deeply")
+            return None
 
     # -- vocabulary ---------------------------------------------------------------
     def vocabulary(self) -> Vocabulary | None:
@@ -133,7 +140,7 @@ class _Loader:
                   (), (), "state.toml")
         enums: dict[str, tuple[str, ...]] = {}
         seen_values: dict[str, str] = {}
-        for name, values in f.data.get("enums", {}).items():
+        for name, values in _table(f.data, "enums").items():
             if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
                 self.err(f.loc("enums", name), "type", f"enumeration '{name}' must be a list of names")
                 continue
@@ -146,7 +153,7 @@ class _Loader:
         types = ("int", "bool", "player") + tuple(enums)
         variables: dict[str, VarDecl] = {}
         for scope in ("game", "player"):
-            for name, spec in f.data.get(scope, {}).items():
+            for name, spec in _table(f.data, scope).items():
                 at = (scope, name)
                 if not isinstance(spec, dict):
                     self.err(f.loc(*at), "type", f"variable '{name}' must be a table")
@@ -163,7 +170,7 @@ class _Loader:
                 variables[name] = VarDecl(name, scope, spec["type"], spec.get("min"),
                                           spec.get("fixed", False), spec.get("text", ""), f.loc(*at))
         preds: dict[str, PredDecl] = {}
-        for name, spec in f.data.get("predicate", {}).items():
+        for name, spec in _table(f.data, "predicate").items():
             at = ("predicate", name)
             if not isinstance(spec, dict) or not self.keys(f, spec, {"params": list, "text": str}, (), at,
                                                            f"predicate '{name}'"):
@@ -171,7 +178,7 @@ class _Loader:
             params = tuple(str(p) for p in spec.get("params", []))
             preds[name] = PredDecl(name, params, spec.get("text", ""), f.loc(*at))
         params_: dict[str, ParamDecl] = {}
-        for name, spec in f.data.get("param", {}).items():
+        for name, spec in _table(f.data, "param").items():
             at = ("param", name)
             if not isinstance(spec, dict) or not self.keys(f, spec, {"min": int, "text": str}, (), at,
                                                            f"parameter '{name}'"):
@@ -195,7 +202,7 @@ class _Loader:
             if not f.ok:
                 continue
             self.keys(f, f.data, {"rule": list}, (), (), path.name)
-            for i, spec in enumerate(f.data.get("rule", [])):
+            for i, spec in enumerate(_array(f.data, "rule")):
                 rule = self.rule(f, i, spec, vocab, checker)
                 if rule is None:
                     continue
@@ -285,7 +292,7 @@ class _Loader:
         checker = TypeChecker(vocab, self.diags)
         out: list[Property] = []
         seen: set[str] = set()
-        for i, spec in enumerate(f.data.get("property", [])):
+        for i, spec in enumerate(_array(f.data, "property")):
             at: tuple[object, ...] = ("property", i)
             allowed = {"id": str, "title": str, "protects": list, "kind": str, "for": str,
                        "when": str, "then": str}
@@ -337,7 +344,7 @@ class _Loader:
         self.keys(f, f.data, {"config": list}, (), (), path.name)
         out: list[Config] = []
         optional = [r.id for r in rules if r.kind == "optional"]
-        for i, spec in enumerate(f.data.get("config", [])):
+        for i, spec in enumerate(_array(f.data, "config")):
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "params": dict, "bounds": dict, "init": dict,
                        "seats": dict, "actions": list, "max_states": int}
@@ -354,7 +361,7 @@ class _Loader:
                     self.err(f.loc(*at, "players"), "bounds",
                              f"{n} players is outside 2..{MAX_PLAYERS}")
             params = dict(spec.get("params", {}))
-            for name, value in params.items():
+            for name, value in params.items():  # 'params' is a table: checked by keys()
                 decl = vocab.params.get(name)
                 if decl is None:
                     self.err(f.loc(*at, "params", name), "name", f"unknown parameter '{name}'{suggest(name, vocab.params)}")
@@ -496,6 +503,17 @@ class _Loader:
         for p in sorted(deps):
             if p not in state:
                 visit(p, [p])
+
+
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """``data[key]`` when it is a table (a wrong shape has been reported already)."""
+    value = data.get(key, {})
+    return value if isinstance(value, dict) else {}
+
+
+def _array(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key, [])
+    return value if isinstance(value, list) else []
 
 
 def _called(expr: Any, preds: set[str]) -> set[str]:

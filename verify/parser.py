@@ -170,7 +170,8 @@ def _parse(text: str, origin: SourceLoc, start: str) -> Any:
     except lark.exceptions.UnexpectedInput as err:
         line = getattr(err, "line", 1) or 1
         col = getattr(err, "column", 1) or 1
-        if line < 0:  # end of input
+        at_end = isinstance(err, lark.exceptions.UnexpectedToken) and err.token.type == "$END"
+        if line < 0 or at_end:  # end of input
             lines = text.splitlines() or [""]
             line, col = len(lines), len(lines[-1]) + 1
         raise ParseFailure(Diagnostic(origin.shifted(line, col), "syntax", _describe(err)))

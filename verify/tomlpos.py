@@ -106,8 +106,13 @@ def string_origin(loc: SourceLoc, text_lines: list[str]) -> SourceLoc:
     rest = line[loc.col - 1:]
     for quote in ('"""', "'''"):
         if rest.startswith(quote):
-            if rest[3:].strip() == "":  # a newline right after the opening quotes is trimmed
+            after = rest[3:].strip()
+            if after == "":  # a newline right after the opening quotes is trimmed
                 return SourceLoc(loc.file, loc.line + 1, 1)
+            if after == "\\" and quote == '"""' and loc.line < len(text_lines):
+                # a line-ending backslash also trims the white space that follows it
+                nxt = text_lines[loc.line]
+                return SourceLoc(loc.file, loc.line + 1, len(nxt) - len(nxt.lstrip()) + 1)
             return SourceLoc(loc.file, loc.line, loc.col + 3)
     if rest[:1] in ("\"", "'"):
         return SourceLoc(loc.file, loc.line, loc.col + 1)

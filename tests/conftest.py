@@ -1,0 +1,25 @@
+"""Shared fixtures: the bundled model and its checked results, computed once per session."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for brokenmodels
+
+from verify.loader import load_model  # noqa: E402
+from verify.model import Model  # noqa: E402
+from verify.runner import Options, check  # noqa: E402
+from verify.verdict import CheckResult  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def model() -> Model:
+    return load_model(ROOT / "model")
+
+
+@pytest.fixture(scope="session")
+def bundled_results(model: Model) -> dict[str, CheckResult]:
+    return {r.property_id: r for r in check(model, model.properties, Options())}

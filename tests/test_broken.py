@@ -1,0 +1,113 @@
+"""Every property fails on a deliberately broken copy of the rules, with a checked trace."""
+from __future__ import annotations
+
+import filecmp
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import brokenmodels
+from verify.evaluate import Compiler
+from verify.explore import explore
+from verify.loader import load_model
+from verify.runner import Options, check
+from verify.trace import Trace, replay
+from verify.verdict import Verdict
+
+from conftest import ROOT
+
+SPECS = brokenmodels.specs()
+VIOLATED = [s for s in SPECS if s.kind == "violated"]
+VACUOUS = [s for s in SPECS if s.kind == "vacuous"]
+
+
+def _ids(specs: list[brokenmodels.Broken]) -> list[str]:
+    return [s.name for s in specs]
+
+
+def test_every_property_has_a_broken_copy() -> None:
+    model = load_model(ROOT / "model")
+    assert {p.id for p in model.properties} <= {s.property for s in VIOLATED}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=_ids(SPECS))
+def test_committed_copy_matches_its_spec(spec: brokenmodels.Broken, tmp_path: Path) -> None:
+    fresh = tmp_path / spec.name
+    brokenmodels.materialize(spec, fresh)
+    cmp = filecmp.dircmp(fresh, spec.path)
+    diffs: list[str] = []
+
+    def walk(c: filecmp.dircmp, prefix: str = "") -> None:
+        diffs.extend(prefix + n for n in c.left_only + c.right_only + c.diff_files if n != "__pycache__")
+        for name, sub in c.subdirs.items():
+            walk(sub, prefix + name + "/")
+    walk(cmp)
+    assert not diffs, f"run `python tests/brokenmodels.py`: {diffs}"
+
+
+def _violates(trace: Trace, spec: brokenmodels.Broken) -> bool:
+    model = load_model(spec.path)
+    prop = model.property(spec.property)
+    config = next(c for c in model.configs if c.name == trace.config)
+    graph = explore(model, config, trace.layout.n)
+    replay(trace, graph.instances)
+    assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
+    deg = graph.out_degree()
+
+    def terminal(s: tuple) -> bool:
+        i = graph.index[s]
+        return deg[i] == 0 and not graph.cut[i]
+    comp = Compiler(model, trace.layout, config.params, terminal)
+    env = {prop.var: trace.player} if prop.var else {}
+    s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
+    when = comp.expr(prop.when, env)(s, t) and (prop.kind != "terminal" or terminal(s))
+    return bool(when) and not comp.expr(prop.then, env)(s, t)
+
+
+@pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
+def test_explicit_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
+    model = load_model(spec.path)
+    [result] = check(model, [model.property(spec.property)], Options(engine="explicit"))
+    assert result.verdict is Verdict.VIOLATED
+    trace = result.trace
+    assert trace is not None and trace.role == "counterexample"
+    assert _violates(trace, spec)
+    assert trace.steps and trace.steps[-1].rule == spec.rule
+
+
+@pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
+def test_z3_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
+    model = load_model(spec.path)
+    [result] = check(model, [model.property(spec.property)], Options(engine="z3"))
+    assert result.verdict is Verdict.VIOLATED
+    assert result.trace is not None and _violates(result.trace, spec)
+
+
+def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], cwd=cwd, env=env, text=True,
+                          capture_output=True, timeout=600)
+
+
+@pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
+def test_verify_all_exits_1_with_the_trace(spec: brokenmodels.Broken, tmp_path: Path) -> None:
+    run = _cli("all", "--rules", str(spec.path), "--reports", str(tmp_path / "reports"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert f"counterexample for {spec.property}" in run.stdout
+    assert f"[{spec.rule}]" in run.stdout
+    assert f"violates {spec.property}" in run.stdout
+    assert (tmp_path / "reports" / "traces" / f"{spec.property}.counterexample.itf.json").is_file()
+
+
+@pytest.mark.parametrize("spec", VACUOUS, ids=_ids(VACUOUS))
+def test_vacuous_property_is_reported_and_fails(spec: brokenmodels.Broken) -> None:
+    model = load_model(spec.path)
+    [result] = check(model, [model.property(spec.property)], Options())
+    assert result.verdict is Verdict.VACUOUS and result.witness is None
+    run = _cli("check", spec.property, "--rules", str(spec.path), "--no-reports")
+    assert run.returncode == 1
+    assert "vacuous" in run.stdout and "no reachable state meets the premise" in run.stdout
