@@ -111,7 +111,7 @@ def combine(prop: Property, results: list[EngineResult]) -> CheckResult:
     explicit = [r for r in results if r.engine == "explicit"]
     z3r = [r for r in results if r.engine == "z3"]
     witnessed = any(r.witness is not None for r in results)
-    if not witnessed:
+    if not witnessed and not any(r.verdict is Verdict.UNKNOWN for r in explicit or results):
         why = "; ".join(sorted({r.method for r in results if r.verdict is Verdict.VACUOUS}))[:300]
         return make(Verdict.VACUOUS, f"no reachable state meets the premise in any game ({why})")
     games = {(r.config, r.players) for r in results}

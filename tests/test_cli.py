@@ -1,0 +1,84 @@
+"""The command line: wiring, exit codes, reports, JSON, and the installed console script."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from verify.cli import main
+
+from conftest import ROOT
+
+
+def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
+    run = CliRunner().invoke(main, ["all", "--reports", str(tmp_path / "r")])
+    assert run.exit_code == 0, run.output
+    lines = [l for l in run.output.splitlines() if " holds " in l]
+    assert len(lines) == 12
+    assert "exhaustive within bounds" in run.output and "Z3 proved for all counter values" in run.output
+    report = json.loads((tmp_path / "r" / "latest.json").read_text())
+    assert report["verdict"] == "holds" and len(report["properties"]) == 12
+    witness = report["properties"][0]["witness"]
+    assert witness["#meta"]["format"] == "ITF" and witness["states"] and "vars" in witness
+    md = (tmp_path / "r" / "latest.md").read_text()
+    assert md.startswith("# Endgame verification report") and "`all-lose-is-draw`" in md
+    assert (tmp_path / "r" / "run.txt").read_text().startswith("verify ")
+
+
+def test_list_shows_rules_and_properties(model) -> None:
+    run = CliRunner().invoke(main, ["list"])
+    assert run.exit_code == 0
+    for r in model.rules:
+        assert r.id in run.output
+    for p in model.properties:
+        assert p.id in run.output
+    data = json.loads(CliRunner().invoke(main, ["list", "--json"]).output)
+    assert {r["id"] for r in data["rules"]} == {r.id for r in model.rules}
+
+
+def test_check_one_property_json_and_witness(tmp_path: Path) -> None:
+    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--json", "--no-reports"])
+    assert run.exit_code == 0
+    data = json.loads(run.output)
+    [prop] = data["properties"]
+    assert prop["id"] == "all-lose-is-draw" and prop["verdict"] == "holds"
+    assert {e["engine"] for e in prop["engines"]} == {"explicit", "z3"}
+    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--witness", "--no-reports", "--engine", "explicit"])
+    assert "witness for all-lose-is-draw" in run.output and "[104.1]" in run.output
+
+
+def test_engine_z3_alone_finds_its_own_witnesses() -> None:
+    run = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--engine", "z3", "--no-reports",
+                                    "--config", "duel", "--witness"])
+    assert run.exit_code == 0, run.output
+    assert "witness for win-and-lose-loses" in run.output
+
+
+def test_explore_counts_states(tmp_path: Path) -> None:
+    dot = tmp_path / "g.dot"
+    run = CliRunner().invoke(main, ["explore", "--config", "effects", "--dot", str(dot)])
+    assert run.exit_code == 0 and "effects" in run.output
+    assert dot.read_text().startswith("digraph")
+
+
+def test_help_documents_exit_codes() -> None:
+    run = CliRunner().invoke(main, ["all", "--help"])
+    assert "0  every checked property holds" in run.output and "2  bad input" in run.output
+
+
+SCRIPT = Path(sys.executable).parent / "verify"
+
+
+@pytest.mark.skipif(not SCRIPT.is_file(), reason="the package is not installed in this environment")
+def test_installed_console_script_runs_from_any_directory(tmp_path: Path) -> None:
+    """After `pip install .` (not editable), the bundled model ships with the package."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([str(SCRIPT), "check", "all-lose-is-draw", "--engine", "explicit"],
+                         cwd=tmp_path, env=env, text=True, capture_output=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (tmp_path / "reports" / "latest.json").is_file()

@@ -1,0 +1,80 @@
+"""Deleting any single rule gives verdicts, never a crash; traces that do not replay are caught."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from verify.errors import ModelError
+from verify.loader import load_model
+from verify.runner import Options, check
+from verify.trace import ReplayMismatch, replay
+from verify.explore import explore
+from verify.verdict import Verdict
+
+from conftest import ROOT
+
+RULE_IDS = [r.id for r in load_model(ROOT / "model").rules]
+
+
+def _delete_rule(root: Path, rule_id: str) -> None:
+    for path in sorted((root / "rules").glob("*.toml")):
+        text = path.read_text(encoding="utf-8")
+        blocks = re.split(r"(?m)^(?=\[\[rule\]\])", text)
+        kept = [b for b in blocks if not re.search(rf'(?m)^id = "{re.escape(rule_id)}"$', b)]
+        if len(kept) != len(blocks):
+            path.write_text("".join(kept), encoding="utf-8")
+            return
+    raise AssertionError(f"rule {rule_id} not found")
+
+
+@pytest.mark.parametrize("rule_id", RULE_IDS)
+def test_deleting_one_rule_gives_verdicts(rule_id: str, tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy)
+    _delete_rule(copy, rule_id)
+    model = load_model(copy)  # missing references are warnings, not errors
+    assert rule_id not in [r.id for r in model.rules]
+    results = check(model, model.properties, Options(configs=("duel", "effects"), depth=4))
+    assert len(results) == len(model.properties)
+    assert all(isinstance(r.verdict, Verdict) and r.method for r in results)
+    for r in results:
+        if r.verdict is Verdict.VIOLATED:
+            assert r.trace is not None and r.trace.role == "counterexample"
+
+
+def test_a_tampered_trace_does_not_replay(bundled_results, model) -> None:
+    trace = bundled_results["all-lose-is-draw"].witness
+    assert trace is not None
+    config = next(c for c in model.configs if c.name == trace.config)
+    insts = explore(model, config, trace.layout.n).instances
+    replay(trace, insts)
+    last = trace.steps[-1]
+    bad_state = tuple(not v if isinstance(v, bool) else v for v in last.state)
+    forged = dataclasses.replace(trace, steps=trace.steps[:-1] + (dataclasses.replace(last, state=bad_state),))
+    with pytest.raises(ReplayMismatch):
+        replay(forged, insts)
+    wrong_rule = dataclasses.replace(trace, steps=(dataclasses.replace(trace.steps[0], rule="104.4c/effect"),)
+                                     + trace.steps[1:])
+    with pytest.raises(ReplayMismatch):
+        replay(wrong_rule, insts)
+
+
+def test_state_limit_gives_unknown_not_holds(model) -> None:
+    small = dataclasses.replace(model, configs=tuple(dataclasses.replace(c, max_states=50) for c in model.configs))
+    [result] = check(small, [model.property("all-lose-is-draw")], Options(engine="explicit"))
+    assert result.verdict is Verdict.UNKNOWN
+    assert "state limit" in result.method
+
+
+def test_bounds_too_large_is_an_error(tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy)
+    cfg = copy / "configs.toml"
+    cfg.write_text(cfg.read_text().replace("life = [-1, 2]", "life = [-1, 200]"), encoding="utf-8")
+    with pytest.raises(ModelError) as err:
+        load_model(copy)
+    assert "at most 64" in str(err.value)
