@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 import brokenmodels
-from verify.evaluate import Compiler
-from verify.explore import explore
 from verify.loader import load_model
 from verify.runner import Options, check
-from verify.trace import Trace, replay
+from verify.trace import Trace
 from verify.verdict import Verdict
 
 from conftest import ROOT
+from points import point_values
 
 SPECS = brokenmodels.specs()
 VIOLATED = [s for s in SPECS if s.kind == "violated"]
@@ -50,21 +49,8 @@ def test_committed_copy_matches_its_spec(spec: brokenmodels.Broken, tmp_path: Pa
 
 def _violates(trace: Trace, spec: brokenmodels.Broken) -> bool:
     model = load_model(spec.path)
-    prop = model.property(spec.property)
-    config = next(c for c in model.configs if c.name == trace.config)
-    graph = explore(model, config, trace.layout.n)
-    replay(trace, graph.instances)
-    assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
-    deg = graph.out_degree()
-
-    def terminal(s: tuple) -> bool:
-        i = graph.index[s]
-        return deg[i] == 0 and not graph.cut[i]
-    comp = Compiler(model, trace.layout, config.params, terminal)
-    env = {prop.var: trace.player} if prop.var else {}
-    s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
-    when = comp.expr(prop.when, env)(s, t) and (prop.kind != "terminal" or terminal(s))
-    return bool(when) and not comp.expr(prop.then, env)(s, t)
+    premise, conclusion = point_values(model, model.property(spec.property), trace)
+    return premise and not conclusion
 
 
 @pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))

@@ -3,32 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from verify.evaluate import Compiler
 from verify.explore import explore
-from verify.model import Model, Property
-from verify.trace import Trace, replay
+from verify.model import Model
 from verify.verdict import CheckResult, Verdict
 
 from conftest import ROOT
-
-
-def _point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool]:
-    """(premise, conclusion) of *prop* at the trace's last state or step."""
-    config = next(c for c in model.configs if c.name == trace.config)
-    graph = explore(model, config, trace.layout.n)
-    deg = graph.out_degree()
-
-    def terminal(s: tuple) -> bool:
-        i = graph.index[s]
-        return deg[i] == 0 and not graph.cut[i]
-    comp = Compiler(model, trace.layout, config.params, terminal)
-    env = {prop.var: trace.player} if prop.var else {}
-    states = trace.states
-    s, t = (states[-2], states[-1]) if prop.kind == "step" else (states[-1], None)
-    when = comp.expr(prop.when, env)(s, t)
-    if prop.kind == "terminal":
-        when = when and terminal(s)
-    return bool(when), bool(comp.expr(prop.then, env)(s, t))
+from points import point_values
 
 
 def test_every_property_holds(model: Model, bundled_results: dict[str, CheckResult]) -> None:
@@ -50,9 +30,7 @@ def test_witness_meets_the_premise(model: Model, bundled_results: dict[str, Chec
     result = bundled_results[pid]
     witness = result.witness
     assert witness is not None and witness.role == "witness"
-    config = next(c for c in model.configs if c.name == witness.config)
-    replay(witness, explore(model, config, witness.layout.n).instances)
-    premise, conclusion = _point_values(model, model.property(pid), witness)
+    premise, conclusion = point_values(model, model.property(pid), witness)
     assert premise and conclusion
 
 

@@ -12,8 +12,6 @@ from click.testing import CliRunner
 
 from verify.cli import main
 
-from conftest import ROOT
-
 
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["all", "--reports", str(tmp_path / "r")])

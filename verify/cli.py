@@ -17,10 +17,10 @@ import click
 
 from . import report
 from .errors import ModelError, VerifyError
-from .explore import explore, to_networkx
+from .explore import cyclic_components, explore, to_networkx
 from .loader import load_model
 from .model import Model
-from .runner import ENGINES, Options, check, select
+from .runner import ENGINES, Options, check, games, select
 from .symbolic import DEFAULT_DEPTH
 from .verdict import CheckResult, Verdict
 
@@ -186,17 +186,21 @@ def list_(rules: str | None, as_json: bool) -> int:
               help="Write the state graph of the first game as Graphviz DOT (small graphs only).")
 @_guard
 def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int:
-    """Count the reachable states of each configuration and player count."""
+    """Count the reachable states of each configuration and player count.
+
+    Also counts the strongly connected components that contain a cycle (plays
+    that can repeat), found by networkx on the explored graph.
+    """
     model = _model(rules)
     names = [c.name for c in model.configs]
-    from .runner import _games
-    games = _games(model, Options(configs=tuple(config) or None))
-    click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6}  complete")
+    click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6} "
+               f"{'cyclic SCCs':>12}  complete")
     first = True
-    for name, n in games:
+    for name, n in games(model, Options(configs=tuple(config) or None)):
         g = explore(model, model.configs[names.index(name)], n)
+        cyclic = sum(1 for _ in cyclic_components(g))
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
-                   f"{sum(g.cut):>6,}  {'yes' if g.complete else 'no (state limit)'}")
+                   f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
         if dot and first:
             graph = to_networkx(g)
             for i in graph.nodes:

@@ -15,12 +15,12 @@ from typing import Iterator
 
 import networkx as nx
 
-from .evaluate import Compiler, Instance, instances
+from .evaluate import Instance, instances
 from .expr import Binary, Expr, Member, Var
 from .model import Config, Model, mandatoriness
 from .state import Layout, State, initial_states
 
-__all__ = ["StateGraph", "explore", "to_networkx"]
+__all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
 
 
 @dataclass
@@ -189,3 +189,18 @@ def to_networkx(graph: StateGraph) -> nx.DiGraph:
             inst = graph.instances[k]
             g.add_edge(s, d, rule=inst.rule.id, actor=inst.actor, kind=mandatoriness(inst.rule.kind))
     return g
+
+
+def cyclic_components(graph: StateGraph) -> Iterator[set[int]]:
+    """The strongly connected components of *graph* in which play can repeat.
+
+    >>> from verify.loader import load_model
+    >>> m = load_model()
+    >>> g = explore(m, m.configs[2], 2)
+    >>> all(len(c) > 1 for c in cyclic_components(g))
+    True
+    """
+    g = to_networkx(graph)
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1 or any(g.has_edge(v, v) for v in comp):
+            yield comp

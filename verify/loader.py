@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
-from .expr import Call, Expr, Lit, Quant, Stmt, Var
+from .expr import Call, Lit, Stmt, Var
 from .model import (CLAUSE_KINDS, PROPERTY_KINDS, TRANSITION_KINDS, Config, InitSpec, Model,
                     ParamDecl, PredDecl, Property, Rule, VarDecl, Vocabulary)
 from .parser import ParseFailure, parse_expr, parse_stmts

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 from .evaluate import Compiler, Fn, Instance
 from .explore import StateGraph
-from .expr import Call, Expr, Var
+from .expr import Call, Var
 from .model import Model, Property
 from .state import State
 from .trace import Trace, replay, trace_from_path

@@ -1,7 +1,6 @@
 """Writers: text, Markdown, JSON (ITF-style) and Graphviz DOT, over the same result objects."""
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from .trace import Trace
@@ -156,6 +155,3 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
             for r in results],
     }
 
-
-def dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, sort_keys=False)

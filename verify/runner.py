@@ -1,7 +1,6 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -12,7 +11,7 @@ from .properties import GraphContext, check_explicit
 from .symbolic import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, SymbolicChecker
 from .verdict import CheckResult, EngineResult, Verdict
 
-__all__ = ["Options", "check", "select", "combine", "ENGINES"]
+__all__ = ["Options", "check", "select", "combine", "games", "ENGINES"]
 
 ENGINES = ("both", "explicit", "z3")
 
@@ -45,7 +44,8 @@ def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
     return out
 
 
-def _games(model: Model, options: Options) -> list[tuple[str, int]]:
+def games(model: Model, options: Options) -> list[tuple[str, int]]:
+    """(configuration name, player count) pairs to check, in model order."""
     names = [c.name for c in model.configs]
     if options.configs:
         for name in options.configs:
@@ -67,7 +67,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         raise UsageError(f"unknown engine '{options.engine}'; one of {', '.join(ENGINES)}")
     props = list(properties)
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
-    for name, n in _games(model, options):
+    for name, n in games(model, options):
         config = next(c for c in model.configs if c.name == name)
         refuted: set[str] = set()
         if options.engine in ("both", "explicit"):

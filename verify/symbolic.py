@@ -18,7 +18,7 @@ from .encode import Frame, TransitionSystem
 from .model import Config, Model, Property
 from .properties import explain
 from .state import Layout
-from .trace import ReplayMismatch, Step, Trace, replay
+from .trace import Step, Trace, replay
 from .verdict import EngineResult, Verdict
 
 __all__ = ["SymbolicChecker", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]

@@ -1,0 +1,25 @@
+"""Evaluate a property at the point a trace ends on: its last state, step or terminal state."""
+from __future__ import annotations
+
+from verify.evaluate import Compiler
+from verify.explore import explore
+from verify.model import Model, Property
+from verify.trace import Trace, replay
+
+
+def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool]:
+    """(premise, conclusion) of *prop* where *trace* ends, after replaying it from an initial state."""
+    config = next(c for c in model.configs if c.name == trace.config)
+    graph = explore(model, config, trace.layout.n)
+    replay(trace, graph.instances)
+    assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
+    deg = graph.out_degree()
+
+    def terminal(s: tuple) -> bool:
+        i = graph.index[s]
+        return deg[i] == 0 and not graph.cut[i]
+    comp = Compiler(model, trace.layout, config.params, terminal)
+    env = {prop.var: trace.player} if prop.var else {}
+    s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
+    when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or terminal(s))
+    return when, bool(comp.expr(prop.then, env)(s, t))
