@@ -100,6 +100,11 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     if as_json:
         click.echo(json.dumps(report.results_json(results, " ".join(sys.argv), str(model.root)), indent=2))
     else:
+        click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
+        for c in model.configs:
+            if not config or c.name in config:
+                click.echo(f"  {c.name:<14} {'/'.join(map(str, c.players))} players; {c.describe_bounds()}")
+        click.echo("")
         click.echo(report.results_text(results, witnesses=witness))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")

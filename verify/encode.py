@@ -252,8 +252,9 @@ class TransitionSystem:
         for k, (name, t) in enumerate(zip(lay.names, lay.types)):
             var = name.split("[")[0]
             decl = lay.vocab.vars[var]
-            if decl.fixed and choices[k].values is not None:
-                cs.append(z3.Or([s[k] == self.enc._val(v) for v in choices[k].values]))  # type: ignore[arg-type]
+            fixed_values = choices[k].values
+            if decl.fixed and fixed_values is not None:
+                cs.append(z3.Or([s[k] == self.enc._val(v) for v in fixed_values]))  # type: ignore[arg-type]
             if t in lay.vocab.enums:
                 cs += [s[k] >= 0, s[k] < len(lay.vocab.enums[t])]
             elif t == "player":
@@ -288,7 +289,7 @@ class TransitionSystem:
                 vals = [lay.codes[str(x)] if t in lay.vocab.enums else x for x in spec.values]
                 if v not in vals:
                     return False
-            elif v < spec.lo or ((self.bounded or t == "player") and v > spec.hi):  # type: ignore[operator]
+            elif v < spec.lo or ((self.bounded or t == "player") and v > spec.hi):
                 return False
         return True
 

@@ -71,7 +71,7 @@ class Compiler(Walker):
                 self._assign(stmt, env, static, dynamic)
         return static, dynamic
 
-    def _assign(self, a: Assign, env: dict[str, int], static: list[tuple[int, Fn]],
+    def _assign(self, a: Assign, env: Mapping[str, int], static: list[tuple[int, Fn]],
                 dynamic: list[tuple[Fn, int, Fn]]) -> None:
         value = self.walk(a.value, env).fn
         base = self.layout.base[a.target.name]
@@ -211,7 +211,7 @@ class Compiler(Walker):
     def walk_Ite(self, node: Ite, env: dict[str, int]) -> _C:
         c, x, y = self.walk(node.cond, env), self.walk(node.then, env), self.walk(node.other, env)
         if c.is_const:
-            return x if c.const else y
+            return x if c.const else y  # type: ignore[no-any-return]
         fc, fx, fy = c.fn, x.fn, y.fn
         return _C(lambda s, t: fx(s, t) if fc(s, t) else fy(s, t))
 
@@ -222,13 +222,20 @@ class Compiler(Walker):
         if node.kind == "any":
             return _any(parts)
         if node.kind == "count":
-            parts = [_C(lambda s, t, f=p.fn: 1 if f(s, t) else 0) if not p.is_const else _const(int(p.const))
-                     for p in parts]
+            parts = [_indicator(p) for p in parts]
         consts = sum(p.const for p in parts if p.is_const)
         fns = [p.fn for p in parts if not p.is_const]
         if not fns:
             return _const(consts)
         return _C(lambda s, t: consts + sum(f(s, t) for f in fns))
+
+
+def _indicator(a: _C) -> _C:
+    """1 where a boolean holds, else 0."""
+    if a.is_const:
+        return _const(int(a.const))
+    f = a.fn
+    return _C(lambda s, t: 1 if f(s, t) else 0)
 
 
 def _not(a: _C) -> _C:

@@ -33,11 +33,11 @@ class StateGraph:
     instances: tuple[Instance, ...]
     states: list[State]
     index: dict[State, int]
-    parent: array  # parent node of each node, -1 for initial states
-    via: array  # instance that discovered each node, -1 for initial states
-    src: array
-    dst: array
-    lab: array
+    parent: array[int]  # parent node of each node, -1 for initial states
+    via: array[int]  # instance that discovered each node, -1 for initial states
+    src: array[int]
+    dst: array[int]
+    lab: array[int]
     cut: bytearray  # 1 where a successor fell outside the bounds
     n_initial: int
     complete: bool  # False when the state limit stopped the search
@@ -47,7 +47,7 @@ class StateGraph:
     def n(self) -> int:
         return self.layout.n
 
-    def out_degree(self) -> array:
+    def out_degree(self) -> array[int]:
         deg = array("i", bytes(4 * len(self.states)))
         for s in self.src:
             deg[s] += 1

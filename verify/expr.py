@@ -22,7 +22,7 @@ QUANTIFIERS = ("all", "any", "count", "sum")
 
 
 def _loc() -> SourceLoc:
-    return field(default=NOWHERE, compare=False, repr=False)  # type: ignore[return-value]
+    return field(default=NOWHERE, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

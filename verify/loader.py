@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
 from .expr import Call, Lit, Stmt, Var
@@ -97,7 +97,7 @@ class _Loader:
         except ValueError:
             return str(path)
 
-    def keys(self, f: _File, table: dict[str, Any], allowed: dict[str, type | tuple[type, ...]],
+    def keys(self, f: _File, table: dict[str, Any], allowed: Mapping[str, type | tuple[type, ...]],
              required: tuple[str, ...], path: tuple[object, ...], what: str) -> bool:
         ok = True
         for key, value in table.items():
@@ -362,13 +362,13 @@ class _Loader:
                              f"{n} players is outside 2..{MAX_PLAYERS}")
             params = dict(spec.get("params", {}))
             for name, value in params.items():  # 'params' is a table: checked by keys()
-                decl = vocab.params.get(name)
-                if decl is None:
+                pdecl = vocab.params.get(name)
+                if pdecl is None:
                     self.err(f.loc(*at, "params", name), "name", f"unknown parameter '{name}'{suggest(name, vocab.params)}")
                 elif not isinstance(value, int) or isinstance(value, bool):
                     self.err(f.loc(*at, "params", name), "type", f"parameter '{name}' must be an integer")
-                elif decl.min is not None and value < decl.min:
-                    self.err(f.loc(*at, "params", name), "bounds", f"parameter '{name}' must be at least {decl.min}")
+                elif pdecl.min is not None and value < pdecl.min:
+                    self.err(f.loc(*at, "params", name), "bounds", f"parameter '{name}' must be at least {pdecl.min}")
             for name in vocab.params:
                 if name not in params:
                     self.err(f.loc(*at), "missing", f"configuration '{spec['name']}' sets no value for parameter '{name}'")
@@ -395,8 +395,8 @@ class _Loader:
                              f"the bound of '{name}' has {hi - lo + 1} values; explicit exploration allows at most "
                              f"{MAX_RANGE} per counter (prove larger ranges with the z3 engine)")
                 bounds[name] = (lo, hi)
-            for name, decl in vocab.vars.items():
-                if decl.type == "int" and name not in bounds:
+            for name, vdecl in vocab.vars.items():
+                if vdecl.type == "int" and name not in bounds:
                     self.err(f.loc(*at), "missing", f"configuration '{spec['name']}' has no bound for '{name}'")
             init = {name: s for name, s in ((n, self.init_spec(f, at + ("init", n), n, v, vocab, bounds))
                                             for n, v in spec.get("init", {}).items()) if s is not None}

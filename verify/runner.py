@@ -124,9 +124,10 @@ def combine(prop: Property, results: list[EngineResult]) -> CheckResult:
                      "explicit: not exhaustive")
     if z3r:
         proved = [r for r in z3r if r.verdict is Verdict.HOLDS]
-        how = "1-induction" if prop.kind == "state" else "one-step query"
-        scope = "all counter values" if "all counter values" in (proved[0].method if proved else "") else "bounds"
-        parts.append(f"Z3 proved for {scope} ({how}) on {len(proved)}/{len(z3r)} games")
+        hows = sorted({r.method.split(" (")[0] for r in proved})
+        scope = "all counter values" if any("all counter values" in r.method for r in proved) else "the bounds"
+        parts.append(f"Z3 proved for {scope} on {len(proved)}/{len(z3r)} games"
+                     + (f" ({'; '.join(hows)})" if hows else ""))
     missing = games - settled
     if missing:
         gone = ", ".join(f"{c} {n}p" for c, n in sorted(missing))

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from .model import Config, InitSpec, Vocabulary
 
 __all__ = ["Layout", "State", "initial_states"]
 
-State = tuple  # one value per slot: ints, bools, enumeration codes
+State = tuple[Any, ...]  # one value per slot: ints, bools, enumeration codes
 
 
 @dataclass(frozen=True)

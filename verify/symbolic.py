@@ -17,7 +17,7 @@ from .expr import Binary
 from .encode import Frame, TransitionSystem
 from .model import Config, Model, Property
 from .properties import explain
-from .state import Layout
+from .state import Layout, State
 from .trace import Step, Trace, replay
 from .verdict import EngineResult, Verdict
 
@@ -73,7 +73,7 @@ class SymbolicChecker:
         self._steps: list[Any] = []
 
     # -- shared pieces -----------------------------------------------------------------
-    def _terminal(self, s: tuple) -> bool:
+    def _terminal(self, s: State) -> bool:
         return not any(i.guard(s, None) for i in self.insts)
 
     def _solver(self) -> z3.Solver:
@@ -164,7 +164,7 @@ class SymbolicChecker:
         return z3.And([self._lemma(c, s) for c in self._alive]) if self._alive else z3.BoolVal(True, self.ts.ctx)
 
     # -- bounded model checking --------------------------------------------------------------
-    def _bmc(self, goal: Any, *, step_goal: bool) -> tuple[list[tuple], list[int]] | None | str:
+    def _bmc(self, goal: Any, *, step_goal: bool) -> tuple[list[State], list[int]] | None | str:
         """Shortest path from an initial state to a state (or step) meeting *goal*.
 
         Returns (states, instance numbers), None when there is none within the
@@ -207,7 +207,7 @@ class SymbolicChecker:
             sol.pop()
         return None
 
-    def _trace(self, prop: Property, states: list[tuple], labels: list[int], role: str, message: str,
+    def _trace(self, prop: Property, states: list[State], labels: list[int], role: str, message: str,
                player: int | None) -> Trace:
         steps = []
         for before, after, k in zip(states, states[1:], labels):
@@ -250,7 +250,7 @@ class SymbolicChecker:
                                f"violates {prop.id}{who}: {prop.title}", player), None
         return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}", player), None
 
-    def _which(self, prop: Property, insts: list[_Inst], states: list[tuple], violation: bool) -> int | None:
+    def _which(self, prop: Property, insts: list[_Inst], states: list[State], violation: bool) -> int | None:
         """The first player instance that the found path's last state (or step) is about."""
         s, t = (states[-2], states[-1]) if prop.kind == "step" else (states[-1], None)
         for inst in insts:
@@ -304,7 +304,7 @@ class SymbolicChecker:
         if prop.kind == "step":
             sol.add(self.ts.domain(t), self._inv(t), self.ts.step(s, t, z3.Int("act@s", self.ts.ctx)))
         sol.add(z3.Or([self._premise(i, s, t if prop.kind == "step" else None) for i in self._instances(prop)]))
-        return sol.check() == z3.unsat
+        return bool(sol.check() == z3.unsat)
 
     # -- one property ------------------------------------------------------------------------
     def check(self, prop: Property, *, witness: bool = True, search: bool = True) -> EngineResult:
@@ -334,7 +334,7 @@ class SymbolicChecker:
                            for i in self._instances(prop)]))
             res = sol.check()
             if res == z3.unsat:
-                proof = "proved for every state satisfying the proved invariants (one-step query)"
+                proof = "proved by a one-step query from the proved invariants"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
         if proof is None and search:

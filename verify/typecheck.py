@@ -129,6 +129,7 @@ class TypeChecker(Walker):
             if decl.scope == "player":
                 if node.index is None:
                     self._err(node.loc, "index", f"'{node.name}' is kept per player; write {node.name}[p]")
+                    return decl.type
                 itype = self.walk(node.index, scope)
                 if itype not in NUMERIC:
                     self._err(node.index.loc, "type", f"a player index must be a player, found {itype}")
