@@ -157,7 +157,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         trace = _trace(ctx, prop, path, "counterexample", point,
                        f"violates {prop.id}{_who(p)}: {prop.title}", p)
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
-                            f"explicit search ({scope}): counterexample at depth {len(path) - 1}",
+                            f"counterexample at depth {len(path) - 1} ({scope})",
                             seconds, trace=trace, states=len(states))
     wtrace = None
     if witness is not None:

@@ -342,8 +342,8 @@ class SymbolicChecker:
             if bad:  # Spacer knows a violation is reachable: find the shortest one
                 trace, reason = self._search(prop, violation=True)
                 if trace is not None:
-                    return (Verdict.VIOLATED, f"Z3 Spacer and bounded model checking ({scope}): counterexample "
-                            f"at depth {len(trace.steps)}", trace, None)
+                    return (Verdict.VIOLATED, f"Spacer, then bounded model checking: counterexample at depth "
+                            f"{len(trace.steps)} ({scope})", trace, None)
                 why = f"({reason})" if reason else f"deeper than {self.depth} steps"
                 return Verdict.UNKNOWN, f"Spacer: a violation is reachable, but no trace was found {why} ({scope})", \
                     None, None
@@ -353,8 +353,8 @@ class SymbolicChecker:
         if proof is None:
             trace, reason = self._search(prop, violation=True)
             if trace is not None:
-                return (Verdict.VIOLATED, f"Z3 bounded model checking ({scope}): counterexample at depth "
-                        f"{len(trace.steps)}", trace, None)
+                return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
+                        f"({scope})", trace, None)
             why = f"no counterexample found ({reason})" if reason else f"no counterexample within {self.depth} steps"
             return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
         wtrace = None
