@@ -12,6 +12,8 @@ from click.testing import CliRunner
 
 from verify.cli import main
 
+from conftest import ROOT
+
 
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["all", "--reports", str(tmp_path / "r")])
@@ -80,3 +82,15 @@ def test_installed_console_script_runs_from_any_directory(tmp_path: Path) -> Non
                          cwd=tmp_path, env=env, text=True, capture_output=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert (tmp_path / "reports" / "latest.json").is_file()
+
+
+def test_reports_hold_no_stale_traces(tmp_path: Path) -> None:
+    broken = ROOT / "tests" / "models" / "violated" / "win-beats-lose"
+    reports = str(tmp_path / "r")
+    first = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--rules", str(broken), "--engine", "explicit",
+                                      "--reports", reports])
+    assert first.exit_code == 1
+    assert (tmp_path / "r" / "traces" / "win-and-lose-loses.counterexample.txt").is_file()
+    again = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--engine", "explicit", "--reports", reports])
+    assert again.exit_code == 0
+    assert not list((tmp_path / "r" / "traces").glob("*.counterexample.*"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import traceback
 from pathlib import Path
@@ -67,15 +68,22 @@ def _model(rules: str | None) -> Model:
     return model
 
 
+def _command() -> str:
+    return "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
 def _write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:
+    """latest.md, latest.json, run.txt and traces/ (emptied first: no trace outlives its run)."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    command = "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _command()
     (out / "run.txt").write_text(command + "\n", encoding="utf-8")
     (out / "latest.md").write_text(report.results_markdown(results, command, str(model.root)), encoding="utf-8")
     data = report.results_json(results, command, str(model.root))
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     traces = out / "traces"
+    if traces.is_dir():
+        shutil.rmtree(traces)
     for r in results:
         for t in (r.trace, r.witness):
             if t is None:
@@ -98,7 +106,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     results = check(model, props, options)
     where = None if no_reports else _write_reports(results, model, reports)
     if as_json:
-        click.echo(json.dumps(report.results_json(results, " ".join(sys.argv), str(model.root)), indent=2))
+        click.echo(json.dumps(report.results_json(results, _command(), str(model.root)), indent=2))
     else:
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
         for c in model.configs:
