@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import time
+from itertools import product
 
 from .evaluate import Compiler, Fn, Instance
 from .explore import StateGraph
-from .expr import Call, Var
+from .expr import Call, ForAll, Quant, Var
 from .model import Model, Property
 from .state import State
 from .trace import Trace, replay, trace_from_path
@@ -40,50 +41,56 @@ class GraphContext:
         return out
 
 
-def _preds_in(expr: object, preds: set[str], out: set[str]) -> None:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (Call, Var)):
-            name = node.func if isinstance(node, Call) else node.name
-            if name in preds:
-                out.add(name)
-        if hasattr(node, "__dataclass_fields__"):
-            for f in node.__dataclass_fields__:
-                if f != "loc":
-                    v = getattr(node, f)
-                    stack.extend(v if isinstance(v, tuple) else [v])
+def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
+          out: set[tuple[str, tuple[int, ...]]]) -> None:
+    """Predicate instances *node* refers to: arguments fixed by *env*, or every player."""
+    if isinstance(node, (Quant, ForAll)):
+        inner = {k: v for k, v in env.items() if k != node.var}
+        for child in ((node.domain, node.body) if isinstance(node, Quant) else (node.domain, *node.body)):
+            _refs(child, preds, inner, n, out)
+        return
+    name = node.func if isinstance(node, Call) else node.name if isinstance(node, Var) else None
+    if name in preds:
+        args = node.args if isinstance(node, Call) else ()
+        choices = [[env[a.name]] if isinstance(a, Var) and a.name in env and a.index is None else list(range(n))
+                   for a in args]
+        for combo in product(*choices):
+            out.add((name, tuple(combo)))
+    if hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                v = getattr(node, f)
+                for child in (v if isinstance(v, tuple) else (v,)):
+                    if hasattr(child, "__dataclass_fields__"):
+                        _refs(child, preds, env, n, out)
 
 
 def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
-    """The clause rules (with their players) that held in *s* for the predicates *inst* uses."""
-    names = set(model.vocab.preds)
-    todo: set[str] = set()
-    _preds_in(inst.rule.when, names, todo)
-    for st in inst.rule.then:
-        _preds_in(st, names, todo)
-    seen: set[str] = set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        for r in model.clauses(p) + model.exceptions(p):
-            _preds_in(r.when, names, todo)
+    """The clause and exception rules that held in *s* for the predicates *inst* consulted."""
+    names, n = set(model.vocab.preds), compiler.layout.n
+    env = {inst.rule.actor: inst.actor} if inst.rule.actor and inst.actor is not None else {}
+    todo: set[tuple[str, tuple[int, ...]]] = set()
+    for node in (inst.rule.when, *inst.rule.then):
+        _refs(node, names, env, n, todo)
+    seen: set[tuple[str, tuple[int, ...]]] = set()
     out: list[str] = []
-    n = compiler.layout.n
-    for pred in sorted(seen):
-        decl = model.vocab.preds[pred]
-        argsets: list[tuple[int, ...]] = [()] if not decl.params else [(q,) for q in range(n)]
-        for args in argsets:
-            env = dict(zip(decl.params, args))
-            held = [r for r in model.clauses(pred) if compiler.expr(r.when, env)(s, None)]
-            if not held:
-                continue
-            for r in held + [r for r in model.exceptions(pred) if compiler.expr(r.when, env)(s, None)]:
-                tag = r.id + (f"(P{args[0]})" if args else "")
-                if tag not in out:
-                    out.append(tag)
+    while todo:
+        key = min(todo)
+        todo.discard(key)
+        if key in seen:
+            continue
+        seen.add(key)
+        pred, args = key
+        penv = dict(zip(model.vocab.preds[pred].params, args))
+        held = [r for r in model.clauses(pred) if compiler.expr(r.when, penv)(s, None)]
+        for r in model.clauses(pred) + model.exceptions(pred):
+            _refs(r.when, names, penv, n, todo)
+        if held:
+            held += [r for r in model.exceptions(pred) if compiler.expr(r.when, penv)(s, None)]
+        for r in held:
+            tag = r.id + (f"(P{args[0]})" if args else "")
+            if tag not in out:
+                out.append(tag)
     return tuple(out)
 
 
