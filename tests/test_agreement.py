@@ -22,7 +22,7 @@ def test_explicit_and_z3_agree(root: Path) -> None:
     model = load_model(root)
     disagreements = []
     for config in model.configs:
-        for n in config.players:
+        for n in config.explore_players or config.players:
             graph = explore(model, config, n)
             ctx = GraphContext(graph)
             sym = SymbolicChecker(model, config, n, bounded=True)

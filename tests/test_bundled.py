@@ -61,3 +61,11 @@ def test_state_counts_are_deterministic(model: Model) -> None:
 
 def test_bundled_model_is_the_checkout(model: Model) -> None:
     assert model.root == ROOT / "model"
+
+
+def test_eight_players_are_proved_by_z3_alone(bundled_results: dict[str, CheckResult]) -> None:
+    for r in bundled_results.values():
+        eight = [e for e in r.results if e.players == 8]
+        assert [e.engine for e in eight] == ["z3"], r.property_id
+        assert eight[0].verdict is Verdict.HOLDS and "all counter values" in eight[0].method
+        assert "multiplayer (3/4/8p)" in r.method

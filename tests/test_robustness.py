@@ -78,3 +78,14 @@ def test_bounds_too_large_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError) as err:
         load_model(copy)
     assert "at most 64" in str(err.value)
+
+
+def test_more_players_than_explicit_exploration_allows_needs_explore_players(tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy)
+    cfg = copy / "configs.toml"
+    cfg.write_text(cfg.read_text().replace("players = [3, 4, 8]\nexplore_players = [3, 4]\n", "players = [3, 8]\n"),
+                   encoding="utf-8")
+    with pytest.raises(ModelError) as err:
+        load_model(copy)
+    assert "explore_players" in str(err.value) and "configs.toml:" in str(err.value)

@@ -111,7 +111,9 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
         for c in model.configs:
             if not config or c.name in config:
-                click.echo(f"  {c.name:<14} {'/'.join(map(str, c.players))} players; {c.describe_bounds()}")
+                only = ("" if c.explore_players is None else
+                        f" (explored: {'/'.join(map(str, c.explore_players))}; the rest by Z3 only)")
+                click.echo(f"  {c.name:<14} {'/'.join(map(str, c.players))} players{only}; {c.describe_bounds()}")
         click.echo("")
         click.echo(report.results_text(results, witnesses=witness))
         if where is not None:
@@ -210,6 +212,8 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int
                f"{'cyclic SCCs':>12}  complete")
     first = True
     for name, n in games(model, Options(configs=tuple(config) or None)):
+        if not model.configs[names.index(name)].explores(n):
+            continue
         g = explore(model, model.configs[names.index(name)], n)
         cyclic = sum(1 for _ in cyclic_components(g))
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "

@@ -346,8 +346,8 @@ class _Loader:
         optional = [r.id for r in rules if r.kind == "optional"]
         for i, spec in enumerate(_array(f.data, "config")):
             at: tuple[object, ...] = ("config", i)
-            allowed = {"name": str, "players": list, "params": dict, "bounds": dict, "init": dict,
-                       "seats": dict, "actions": list, "max_states": int}
+            allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
+                       "init": dict, "seats": dict, "actions": list, "max_states": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -425,13 +425,24 @@ class _Loader:
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
                          f"max_states must be between 1 and {MAX_STATES:,}")
-            if max(players) > MAX_EXPLICIT_PLAYERS:
+            explore_players = spec.get("explore_players")
+            if explore_players is not None:
+                for n in explore_players:
+                    if n not in players:
+                        self.err(f.loc(*at, "explore_players"), "bounds",
+                                 f"explore_players lists {n}, which is not one of the configuration's players")
+                    elif n > MAX_EXPLICIT_PLAYERS:
+                        self.err(f.loc(*at, "explore_players"), "bounds",
+                                 f"explicit exploration allows at most {MAX_EXPLICIT_PLAYERS} players")
+            elif max(players) > MAX_EXPLICIT_PLAYERS:
                 self.err(f.loc(*at, "players"), "bounds",
-                         f"explicit exploration allows at most {MAX_EXPLICIT_PLAYERS} players")
+                         f"explicit exploration allows at most {MAX_EXPLICIT_PLAYERS} players; list the player "
+                         "counts to explore in 'explore_players' (Z3 checks them all)")
             if len(self.diags) > before:
                 continue
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
-                              tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name")))
+                              tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
+                              tuple(sorted(set(explore_players))) if explore_players is not None else None))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:

@@ -155,6 +155,11 @@ class Config:
     actions: tuple[str, ...] | None
     max_states: int
     loc: SourceLoc = field(compare=False, repr=False)
+    explore_players: tuple[int, ...] | None = None  # player counts explored explicitly (None: all)
+
+    def explores(self, n: int) -> bool:
+        """Whether explicit exploration covers *n* players (Z3 covers every count)."""
+        return self.explore_players is None or n in self.explore_players
 
     def describe_bounds(self) -> str:
         parts = [f"{lo} <= {name} <= {hi}" for name, (lo, hi) in self.bounds.items()]

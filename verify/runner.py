@@ -70,7 +70,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     for name, n in games(model, options):
         config = next(c for c in model.configs if c.name == name)
         refuted: set[str] = set()
-        if options.engine in ("both", "explicit"):
+        if options.engine in ("both", "explicit") and config.explores(n):
             graph = explore(model, config, n)
             ctx = GraphContext(graph)
             for p in props:
@@ -88,6 +88,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
 
 
 def _games_text(results: list[EngineResult]) -> str:
+    """'duel (2p), multiplayer (3/4p)'"""
     by: dict[str, list[int]] = {}
     for r in results:
         by.setdefault(r.config, []).append(r.players)
@@ -126,7 +127,8 @@ def combine(prop: Property, results: list[EngineResult]) -> CheckResult:
         proved = [r for r in z3r if r.verdict is Verdict.HOLDS]
         hows = sorted({r.method.split(" (")[0] for r in proved})
         scope = "all counter values" if any("all counter values" in r.method for r in proved) else "the bounds"
-        parts.append(f"Z3 proved for {scope} on {len(proved)}/{len(z3r)} games"
+        parts.append(f"Z3 proved for {scope} on {_games_text(proved) if proved else 'no game'}"
+                     + (f" ({len(proved)}/{len(z3r)} games)" if len(proved) < len(z3r) else "")
                      + (f" ({'; '.join(hows)})" if hows else ""))
     missing = games - settled
     if missing:
