@@ -1,0 +1,34 @@
+"""Z3 engine details: Spacer's invariant is re-checked; a bogus invariant is rejected."""
+from __future__ import annotations
+
+import z3
+
+from verify.loader import load_model
+from verify.symbolic import SymbolicChecker
+from verify.verdict import Verdict
+
+from conftest import ROOT
+
+BROKEN = ROOT / "tests" / "models" / "violated" / "no-simultaneous-draw"
+
+
+def test_spacer_proves_what_induction_cannot_and_its_invariant_rechecks() -> None:
+    # With 104.4a deleted, 'one-outcome' still holds (the broken game never ends) but is not inductive.
+    model = load_model(BROKEN)
+    duel = next(c for c in model.configs if c.name == "duel")
+    checker = SymbolicChecker(model, duel, 2)
+    prop = model.property("one-outcome")
+    result = checker.check(prop, witness=False)
+    assert result.verdict is Verdict.HOLDS
+    assert "proved by Spacer" in result.method and "re-checked by 3 queries" in result.method
+
+
+def test_a_bogus_invariant_does_not_recheck(model) -> None:
+    duel = next(c for c in model.configs if c.name == "duel")
+    checker = SymbolicChecker(model, duel, 2)
+    s, t = checker.ts.frame("s"), checker.ts.frame("t")
+    act = z3.Int("act@s", checker.ts.ctx)
+    prop = model.property("one-outcome")
+    assert not checker._recheck(prop, z3.BoolVal(False, checker.ts.ctx), s, t, act)  # fails in the initial state
+    too_weak = z3.BoolVal(True, checker.ts.ctx)  # inductive, but allows a finished game without a winner
+    assert not checker._recheck(prop, too_weak, s, t, act)
