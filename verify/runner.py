@@ -67,6 +67,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         raise UsageError(f"unknown engine '{options.engine}'; one of {', '.join(ENGINES)}")
     props = list(properties)
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
+    witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
     for name, n in games(model, options):
         config = next(c for c in model.configs if c.name == name)
         refuted: set[str] = set()
@@ -83,7 +84,11 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                                   timeout_ms=options.timeout_ms, search_budget_s=budget)
             for p in props:
-                per[p.id].append(sym.check(p, witness=options.engine == "z3", search=p.id not in refuted))
+                result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
+                                   search=p.id not in refuted)
+                per[p.id].append(result)
+                if result.witness is not None:
+                    witnessed.add(p.id)
     return [combine(p, per[p.id]) for p in props]
 
 
