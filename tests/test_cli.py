@@ -94,3 +94,13 @@ def test_reports_hold_no_stale_traces(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--engine", "explicit", "--reports", reports])
     assert again.exit_code == 0
     assert not list((tmp_path / "r" / "traces").glob("*.counterexample.*"))
+
+
+def test_z3_time_limits_give_unknown_and_exit_1() -> None:
+    per_property = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--timeout", "0.001",
+                                             "--no-reports"])
+    assert per_property.exit_code == 1
+    assert "unknown" in per_property.output and "time limit of 0.001 s per property" in per_property.output
+    total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "0.2", "--no-reports"])
+    assert total.exit_code == 1
+    assert "summary: 12 unknown" in total.output and "total Z3 time limit" in total.output

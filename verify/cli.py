@@ -98,11 +98,12 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
-         reports: str, no_reports: bool, witness: bool, depth: int, timeout: float) -> int:
+         reports: str, no_reports: bool, witness: bool, depth: int, timeout: float,
+         z3_budget: float | None) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth,
-                      timeout_ms=int(timeout * 1000))
+                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget)
     results = check(model, props, options)
     where = None if no_reports else _write_reports(results, model, reports)
     if as_json:
@@ -136,8 +137,10 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
         click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
                      help="Deepest bounded-model-checking search, in steps."),
-        click.option("--timeout", type=click.FloatRange(0.1, 3600), default=20.0, show_default=True,
-                     help="Z3 time limit per query, in seconds."),
+        click.option("--timeout", type=click.FloatRange(0.001, 3600), default=20.0, show_default=True,
+                     help="Z3 time limit per property and game, in seconds (unknown when reached)."),
+        click.option("--z3-budget", type=click.FloatRange(0.001, 86400), default=None,
+                     help="Z3 time limit for the whole run, in seconds (unknown when reached)."),
     ]
     for opt in reversed(options):
         fn = opt(fn)

@@ -1,6 +1,7 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -29,6 +30,7 @@ class Options:
     # exploration could not see; None: only the depth and the per-query timeout.
     # With both engines the explicit search has covered the bounds already.
     search_budget_s: float | None = 1.0
+    total_budget_s: float | None = None  # the whole run's Z3 time; None: no limit
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -68,6 +70,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     props = list(properties)
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
     witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
+    deadline = None if options.total_budget_s is None else time.perf_counter() + options.total_budget_s
     for name, n in games(model, options):
         config = next(c for c in model.configs if c.name == name)
         refuted: set[str] = set()
@@ -82,7 +85,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         if options.engine in ("both", "z3"):
             budget = options.search_budget_s if options.engine == "both" else None
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                                  timeout_ms=options.timeout_ms, search_budget_s=budget)
+                                  timeout_ms=options.timeout_ms, search_budget_s=budget, deadline=deadline)
             for p in props:
                 result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
                                    search=p.id not in refuted)

@@ -60,10 +60,14 @@ class SymbolicChecker:
 
     def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
                  depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 search_budget_s: float | None = None):
+                 search_budget_s: float | None = None, deadline: float | None = None):
         self.model, self.config, self.n = model, config, n
         self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
         self.search_budget_s = search_budget_s  # wall-clock limit of one bounded search
+        # Time limits: timeout_ms for all of one property's queries; deadline (a perf_counter
+        # instant) for the whole run, shared by every checker of the run.
+        self.deadline = deadline
+        self._prop_deadline: float | None = None
         self.layout = Layout.of(model.vocab, n)
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
@@ -76,9 +80,21 @@ class SymbolicChecker:
     def _terminal(self, s: State) -> bool:
         return not any(i.guard(s, None) for i in self.insts)
 
+    def _left_ms(self) -> int:
+        """Milliseconds left under the property's and the run's time limits."""
+        now = time.perf_counter()
+        ends = [d for d in (self._prop_deadline, self.deadline) if d is not None]
+        left = min([self.timeout_ms] + [int((d - now) * 1000) for d in ends])
+        return max(0, left)
+
+    def _limit_reason(self) -> str:
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return "the run's total Z3 time limit was reached"
+        return f"the time limit of {self.timeout_ms / 1000:g} s per property was reached"
+
     def _solver(self) -> z3.Solver:
         sol = z3.Solver(ctx=self.ts.ctx)
-        sol.set("timeout", self.timeout_ms)
+        sol.set("timeout", max(1, self._left_ms()))
         return sol
 
     def _instances(self, prop: Property) -> list[_Inst]:
@@ -185,11 +201,15 @@ class SymbolicChecker:
                 acts.append(a)
             if k < start:
                 continue
+            if self._left_ms() <= 0:
+                return f"{self._limit_reason()} at depth {k}"
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0:
                     return f"search budget of {self.search_budget_s:g} s spent at depth {k}"
-                sol.set("timeout", max(1, min(self.timeout_ms, int(left * 1000))))
+                sol.set("timeout", max(1, min(self._left_ms(), int(left * 1000))))
+            else:
+                sol.set("timeout", max(1, self._left_ms()))
             sol.push()
             sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
             res = sol.check()
@@ -274,8 +294,11 @@ class SymbolicChecker:
         fp.set("xform.slice", False)
         fp.set("xform.inline_linear", False)
         fp.set("xform.inline_eager", False)
-        limit = self.timeout_ms if self.search_budget_s is None else int(self.search_budget_s * 1000)
-        fp.set("timeout", max(1, limit))
+        limit = self._left_ms() if self.search_budget_s is None else min(self._left_ms(),
+                                                                          int(self.search_budget_s * 1000))
+        if limit <= 0:
+            return None, False
+        fp.set("timeout", limit)
         inv = z3.Function("Reach", *[v.sort() for v in s.vars], z3.BoolSort(ctx))
         fp.register_relation(inv)
         act = z3.Int("act@s", ctx)
@@ -333,10 +356,16 @@ class SymbolicChecker:
         """Prove *prop*; failing that, look for a counterexample by BMC (unless *search* is off:
         the explicit engine already has one); with *witness*, also look for a witness."""
         start = time.perf_counter()
+        self._prop_deadline = start + self.timeout_ms / 1000
         try:
-            verdict, method, trace, wtrace = self._check(prop, witness, search)
+            if self._left_ms() <= 0:
+                verdict, method, trace, wtrace = Verdict.UNKNOWN, f"not attempted: {self._limit_reason()}", None, None
+            else:
+                verdict, method, trace, wtrace = self._check(prop, witness, search)
         except z3.Z3Exception as err:
             verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
+        if verdict is Verdict.UNKNOWN and self._left_ms() <= 0 and "time limit" not in method:
+            method = f"{method}; {self._limit_reason()}"
         return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
                             trace=trace, witness=wtrace)
 
