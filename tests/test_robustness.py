@@ -89,3 +89,14 @@ def test_more_players_than_explicit_exploration_allows_needs_explore_players(tmp
     with pytest.raises(ModelError) as err:
         load_model(copy)
     assert "explore_players" in str(err.value) and "configs.toml:" in str(err.value)
+
+
+def test_state_limit_makes_no_false_terminal_states(model) -> None:
+    small = dataclasses.replace(model, configs=tuple(dataclasses.replace(c, max_states=300) for c in model.configs))
+    results = check(small, [model.property("one-outcome"), model.property("not-stuck")], Options(engine="explicit"))
+    assert [r.verdict for r in results] == [Verdict.UNKNOWN, Verdict.UNKNOWN]
+    graph = explore(small, small.configs[0], 2)
+    over = graph.layout.codes["over"]
+    phase = graph.layout.slot("phase")
+    assert not graph.complete
+    assert all(graph.cut[i] or d for i, d in enumerate(graph.out_degree()) if graph.states[i][phase] != over)

@@ -159,8 +159,10 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                 continue
             j = index.get(t)
             if j is None:
-                if len(states) >= limit:
+                if len(states) >= limit:  # the successor exists but is not kept: never call i terminal
                     complete = False
+                    cut[i] = 1
+                    cut_by["(state limit)"] += 1
                     continue
                 j = len(states)
                 index[t] = j
