@@ -40,7 +40,7 @@ class Frame:
         """The Python state this frame takes in *model*."""
         out: list[object] = []
         for v, t in zip(self.vars, self.layout.types):
-            val = model.eval(v, model_completion=True)
+            val = model.evaluate(v, model_completion=True)
             out.append(z3.is_true(val) if t == "bool" else val.as_long())
         return tuple(out)
 

@@ -216,7 +216,7 @@ class SymbolicChecker:
             if res == z3.sat:
                 m = sol.model()
                 states = [f.read(m) for f in frames]
-                labels = [m.eval(a, model_completion=True).as_long() for a in acts]
+                labels = [m.evaluate(a, model_completion=True).as_long() for a in acts]
                 sol.pop()
                 return states, labels
             if res == z3.unknown:
