@@ -18,7 +18,7 @@ import click
 
 from . import report
 from .errors import ModelError, VerifyError
-from .explore import cyclic_components, explore, to_networkx
+from .explore import cyclic_components, explore
 from .loader import load_model
 from .model import Model
 from .runner import ENGINES, Options, check, games, select
@@ -222,26 +222,10 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
                    f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
         if dot and first:
-            graph = to_networkx(g)
-            for i in graph.nodes:
-                graph.nodes[i]["label"] = g.layout.show(g.states[i])
-            for a, b, d in graph.edges(data=True):
-                d["label"] = f"{d['rule']} {d['actor'] if d['actor'] is not None else ''} {d['kind']}"
-                d["actor"] = "" if d["actor"] is None else d["actor"]
-            _write_dot(graph, dot)
+            Path(dot).write_text(report.graph_dot(g), encoding="utf-8")
             click.echo(f"graph of {name} ({n} players) written to {dot}")
         first = False
     return EXIT_OK
-
-
-def _write_dot(graph: Any, path: str) -> None:
-    lines = ["digraph states {", "  node [shape=box, fontname=monospace];"]
-    for i, d in graph.nodes(data=True):
-        lines.append(f'  {i} [label="{i}: {str(d.get("label", "")).replace(chr(34), chr(39))}"];')
-    for a, b, d in graph.edges(data=True):
-        lines.append(f'  {a} -> {b} [label="{d["label"]}"];')
-    lines.append("}")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .explore import StateGraph, to_networkx
 from .trace import Trace
 from .verdict import CheckResult, Verdict
 
-__all__ = ["trace_text", "trace_markdown", "trace_itf", "trace_dot", "results_text",
+__all__ = ["trace_text", "trace_markdown", "trace_itf", "trace_dot", "graph_dot", "results_text",
            "results_markdown", "results_json", "result_line"]
 
 
@@ -93,6 +94,20 @@ def trace_dot(trace: Trace) -> str:
         lines.append(f'  s{len(trace.steps)} -> s{trace.loop_start} [style=dashed, label="loop"];')
     lines.append("}")
     return "\n".join(lines)
+
+
+def graph_dot(graph: StateGraph) -> str:
+    """A whole explored graph as Graphviz DOT: each state, each step with its rule, actor and kind."""
+    g = to_networkx(graph)
+    lines = ["digraph states {", "  node [shape=box, fontname=monospace];"]
+    for i in g.nodes:
+        label = graph.layout.show(graph.states[i]).replace('"', "'")
+        lines.append(f'  {i} [label="{i}: {label}"];')
+    for a, b, d in g.edges(data=True):
+        actor = "" if d["actor"] is None else f"P{d['actor']} "
+        lines.append(f'  {a} -> {b} [label="{d["rule"]} {actor}{d["kind"]}"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def result_line(r: CheckResult) -> str:
