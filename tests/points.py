@@ -13,11 +13,7 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     graph = explore(model, config, trace.layout.n)
     replay(trace, graph.instances)
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
-    deg = graph.out_degree()
-
-    def terminal(s: tuple) -> bool:
-        i = graph.index[s]
-        return deg[i] == 0 and not graph.cut[i]
+    terminal = graph.is_terminal()
     comp = Compiler(model, trace.layout, config.params, terminal)
     env = {prop.var: trace.player} if prop.var else {}
     s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import networkx as nx
 
@@ -54,9 +54,15 @@ class StateGraph:
         return deg
 
     def terminal(self) -> list[int]:
-        """Nodes with no successor at all, not even one cut off by a bound."""
+        """Nodes with no successor at all, not even one cut off by a bound or the state limit."""
         deg = self.out_degree()
         return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i]]
+
+    def is_terminal(self) -> "Callable[[State], bool]":
+        """A test of terminality for states of this graph (computed once)."""
+        nodes = set(self.terminal())
+        index = self.index
+        return lambda s: index[s] in nodes
 
     def path_to(self, node: int) -> list[tuple[int, int]]:
         """[(node, instance that led to it)] from an initial state to *node*."""

@@ -20,17 +20,8 @@ class GraphContext:
 
     def __init__(self, graph: StateGraph):
         self.graph = graph
-        deg = graph.out_degree()
-        index, cut = graph.index, graph.cut
-
-        def terminal(s: State) -> bool:
-            i = index.get(s)
-            if i is None:  # a state outside the explored graph: decide from the rules
-                return not any(inst.guard(s, None) for inst in graph.instances)
-            return deg[i] == 0 and not cut[i]
-
-        self.terminal_nodes = [i for i in range(len(graph.states)) if deg[i] == 0 and not cut[i]]
-        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, terminal)
+        self.terminal_nodes = graph.terminal()
+        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal())
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
         players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]

@@ -94,8 +94,6 @@ class Positions:
             p = p[:-1]
         return SourceLoc(self.file, 1, 1)
 
-    def raw(self, *path: object) -> tuple[int, int] | None:
-        return self._pos.get(tuple(path))
 
 
 def string_origin(loc: SourceLoc, text_lines: list[str]) -> SourceLoc:

@@ -1,7 +1,7 @@
 """Name resolution and type checking of expressions and statements (a walker)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import Diagnostic, SourceLoc, suggest
 from .expr import (Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary,
@@ -30,7 +30,6 @@ class Scope:
 
     bound: frozenset[str] = frozenset()
     primed: bool = False  # may post-state variables (x') appear?
-    params_of_pred: frozenset[str] = frozenset()
     terminal: bool = False  # may the property-only name 'terminal' appear?
 
 
@@ -65,7 +64,7 @@ class TypeChecker(Walker):
             try:
                 if isinstance(stmt, ForAll):
                     self._domain(stmt.domain, scope)
-                    inner = Scope(scope.bound | {stmt.var}, scope.primed, scope.params_of_pred, scope.terminal)
+                    inner = replace(scope, bound=scope.bound | {stmt.var})
                     for a in stmt.body:
                         self._assign(a, inner, seen, stmt.var)
                 else:
@@ -233,7 +232,7 @@ class TypeChecker(Walker):
 
     def walk_Quant(self, node: Quant, scope: Scope) -> str:
         self._domain(node.domain, scope)
-        inner = Scope(scope.bound | {node.var}, scope.primed, scope.params_of_pred, scope.terminal)
+        inner = replace(scope, bound=scope.bound | {node.var})
         t = self.walk(node.body, inner)
         if node.kind in ("all", "any", "count"):
             if t != BOOL:
