@@ -14,8 +14,10 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     replay(trace, graph.instances)
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
     terminal = graph.is_terminal()
-    comp = Compiler(model, trace.layout, config.params, terminal)
+    comp = Compiler(model, trace.layout, config.params, terminal, graph.oracle)
     env = {prop.var: trace.player} if prop.var else {}
     s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
+    if trace.loop_start is not None:  # a lasso is about the state its cycle starts from
+        s = trace.states[trace.loop_start]
     when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or terminal(s))
     return when, bool(comp.expr(prop.then, env)(s, t))

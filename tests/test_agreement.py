@@ -1,5 +1,9 @@
 """Both engines give the same verdict for every property on small bounds: explicit exploration
-against Z3 with the same bounds, on the bundled model and on every broken copy."""
+against Z3 with the same bounds, on the bundled model and on every broken copy.
+
+Properties that ask about the play graph, and the configurations with abstract cards, are
+cross-checked by the lasso tests of tests/test_loops.py instead (Z3 proves those properties
+for every play graph, or finds lassos; it never explores the graph itself)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +13,7 @@ import pytest
 import brokenmodels
 from verify.explore import explore
 from verify.loader import load_model
+from verify.loops import mentions_graph
 from verify.properties import GraphContext, check_explicit
 from verify.symbolic import SymbolicChecker
 
@@ -22,11 +27,15 @@ def test_explicit_and_z3_agree(root: Path) -> None:
     model = load_model(root)
     disagreements = []
     for config in model.configs:
+        if config.cards:
+            continue
         for n in config.explore_players or config.players:
             graph = explore(model, config, n)
             ctx = GraphContext(graph)
             sym = SymbolicChecker(model, config, n, bounded=True)
             for prop in model.properties:
+                if mentions_graph(prop.when) or mentions_graph(prop.then):
+                    continue
                 e, z = check_explicit(graph, prop, ctx), sym.check(prop)
                 e_len = len(e.trace.steps) if e.trace else None
                 z_len = len(z.trace.steps) if z.trace else None

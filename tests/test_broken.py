@@ -64,7 +64,7 @@ def test_explicit_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
     assert trace.steps and trace.steps[-1].rule == spec.rule
 
 
-@pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
+@pytest.mark.parametrize("spec", [b for b in VIOLATED if b.z3], ids=_ids([b for b in VIOLATED if b.z3]))
 def test_z3_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
     model = load_model(spec.path)
     [result] = check(model, [model.property(spec.property)], Options(engine="z3"))
@@ -80,7 +80,8 @@ def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
 def test_verify_all_exits_1_with_the_trace(spec: brokenmodels.Broken, tmp_path: Path) -> None:
-    run = _cli("all", "--rules", str(spec.path), "--reports", str(tmp_path / "reports"))
+    # explicit only: the Z3 engine's refutations are tested above, and a full run per copy is slow
+    run = _cli("all", "--rules", str(spec.path), "--engine", "explicit", "--reports", str(tmp_path / "reports"))
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Traceback" not in run.stderr
     assert f"counterexample for {spec.property}" in run.stdout

@@ -14,7 +14,8 @@ import z3
 from .evaluate import Instance
 from .expr import (Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary,
                    Var)
-from .model import Config, Model
+from .loops import mentions_graph
+from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model
 from .state import Layout, State, slot_choices
 from .walker import Walker
 
@@ -49,9 +50,10 @@ class Encoder(Walker):
     """Compiles expressions to Z3 over a pre-state frame and an optional post-state frame."""
 
     def __init__(self, model: Model, layout: Layout, params: Mapping[str, int], ctx: z3.Context,
-                 enabled: Any = None):
+                 enabled: Any = None, graph: Any = None):
         self.model, self.layout, self.params, self.ctx = model, layout, params, ctx
         self._enabled = enabled  # callable frame -> Z3 bool, for 'terminal'
+        self._graph = graph  # the TransitionSystem: graph names and next(...)
         self._memo: dict[tuple[str, tuple[int, ...], int], Any] = {}
 
     def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
@@ -64,6 +66,8 @@ class Encoder(Walker):
         if isinstance(dom, Call):
             me = env[dom.args[0].name]  # type: ignore[union-attr]
             return [q for q in range(self.layout.n) if q != me]
+        if isinstance(dom, Var) and dom.name == "cards":
+            return list(range(self.layout.k))
         return list(range(self.layout.n))
 
     def pred(self, name: str, args: tuple[int, ...], s: Frame) -> Any:
@@ -78,9 +82,10 @@ class Encoder(Walker):
             self._memo[key] = z3.And(yes, z3.Not(no))
         return self._memo[key]
 
-    def _select(self, base: int, idx: Any, frame: Frame) -> Any:
-        out = frame[base + self.layout.n - 1]
-        for p in range(self.layout.n - 2, -1, -1):
+    def _select(self, base: int, idx: Any, frame: Any) -> Any:
+        count = self.layout.count(self.layout.var_of(base))
+        out = frame[base + count - 1]
+        for p in range(count - 2, -1, -1):
             out = z3.If(idx == p, frame[base + p], out)
         return out
 
@@ -103,6 +108,8 @@ class Encoder(Walker):
                 return self.pred(name, (), s)
             if name == "terminal":
                 return z3.Not(self._enabled(s))
+            if name in GRAPH_NAMES:
+                return self._graph.graph_name(name, s)
         frame = t if node.primed else s
         assert frame is not None
         base = self.layout.base[name]
@@ -114,6 +121,8 @@ class Encoder(Walker):
         return self._select(base, idx, frame)
 
     def walk_Call(self, node: Call, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        if node.func == "next":
+            return self._graph.some_successor(lambda u: self.walk(node.args[0], env, s, u), s)
         args = [self.walk(a, env, s, t) for a in node.args]
         if node.func in self.model.vocab.preds:
             if all(z3.is_int_value(a) for a in args):
@@ -209,7 +218,7 @@ class Encoder(Walker):
                 one(stmt, dict(env))
         out = dict(static)
         for base, idx, value in dynamic:  # later dynamic writes win, as in the explicit semantics
-            for p in range(self.layout.n):
+            for p in range(self.layout.count(self.layout.var_of(base))):
                 k = base + p
                 out[k] = z3.If(idx == p, value, out.get(k, s[k]))
         return out
@@ -223,8 +232,10 @@ class TransitionSystem:
         self.model, self.config, self.layout, self.insts = model, config, layout, insts
         self.bounded = bounded
         self.ctx = z3.Context()
-        self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled)
+        self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
         self._frames: dict[str, Frame] = {}
+        self.uses_graph = any(r.graph for r in model.rules) or any(
+            mentions_graph(e) for p in model.properties for e in (p.when, p.then))
 
     def frame(self, tag: str) -> Frame:
         if tag not in self._frames:
@@ -232,7 +243,7 @@ class TransitionSystem:
         return self._frames[tag]
 
     def _env(self, inst: Instance) -> dict[str, int]:
-        return {inst.rule.actor: inst.actor} if inst.rule.actor and inst.actor is not None else {}
+        return inst.env()
 
     def guard(self, inst: Instance, s: Frame) -> Any:
         return self.enc.expr(inst.rule.when, self._env(inst), s)
@@ -254,17 +265,22 @@ class TransitionSystem:
             decl = lay.vocab.vars[var]
             fixed_values = choices[k].values
             if decl.fixed and fixed_values is not None:
-                cs.append(z3.Or([s[k] == self.enc._val(v) for v in fixed_values]))  # type: ignore[arg-type]
+                vals = [lay.codes[str(v)] if t in lay.vocab.enums else v for v in fixed_values]
+                cs.append(z3.Or([s[k] == self.enc._val(v) for v in vals]))  # type: ignore[arg-type]
             if t in lay.vocab.enums:
                 cs += [s[k] >= 0, s[k] < len(lay.vocab.enums[t])]
             elif t == "player":
                 cs += [s[k] >= 0, s[k] < lay.n]
+            elif t == "card":
+                cs += [s[k] >= 0, s[k] < max(1, lay.k)]
             elif t == "int":
                 if decl.min is not None:
                     cs.append(s[k] >= decl.min)
                 if self.bounded and var in self.config.bounds:
                     lo, hi = self.config.bounds[var]
                     cs += [s[k] >= lo, s[k] <= hi]
+        if self.uses_graph:
+            cs.append(self.graph_axioms(s))
         return z3.And(cs)
 
     def init(self, s: Frame) -> Any:
@@ -293,10 +309,45 @@ class TransitionSystem:
                 return False
         return True
 
-    def step(self, s: Frame, t: Frame, act: Any) -> Any:
-        """T(s, t) with the chosen instance number in *act*."""
+    # -- the play graph, over-approximated ---------------------------------------------------
+    def graph_name(self, name: str, s: Frame) -> Any:
+        """A graph name in *s*: optional_available is local; the others are free Booleans tied
+        by :meth:`graph_axioms`, so a proof that uses them holds for every play graph."""
+        if name == "optional_available":
+            opts = [self.guard(i, s) for i in self.insts if i.rule.kind == "optional" and not i.rule.graph]
+            return z3.Or(opts) if opts else z3.BoolVal(False, self.ctx)
+        return z3.Bool(f"{name}@{s.tag}", self.ctx)
+
+    def graph_axioms(self, s: Frame) -> Any:
+        """What holds of the graph names in every play graph: a state on a mandatory loop is on
+        a cycle, and a state on a cycle has a successor of the cycle's kind."""
+        def some(kinds: tuple[str, ...]) -> Any:
+            g = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
+            return z3.Or(g) if g else z3.BoolVal(False, self.ctx)
+        loop, cyc = self.graph_name("mandatory_loop", s), self.graph_name("in_cycle", s)
+        return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, some(PLAY_KINDS)),
+                      z3.Implies(loop, some(LOOP_KINDS)))
+
+    def some_successor(self, body: Any, s: Frame) -> Any:
+        """next(e): some rule instance enabled in *s* leads to a state where *body* holds."""
         disj = []
         for inst in self.insts:
+            upd = self.enc.update(inst.rule.then, self._env(inst), s)
+            after = _After(s, upd)
+            disj.append(z3.And(self.guard(inst, s), body(after)))
+        return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+
+    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True) -> Any:
+        """T(s, t) with the chosen instance number in *act*.
+
+        Rules whose guard asks about the play graph fire nondeterministically here
+        (sound for proofs); bounded searches leave them out (*graph_rules*) so that
+        every trace they find is a real one.
+        """
+        disj = []
+        for inst in self.insts:
+            if inst.rule.graph and not graph_rules:
+                continue
             upd = self.enc.update(inst.rule.then, self._env(inst), s)
             eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
             disj.append(z3.And([act == inst.index, self.guard(inst, s)] + eqs))
@@ -304,3 +355,13 @@ class TransitionSystem:
 
     def prop(self, expr: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
         return self.enc.expr(expr, env, s, t)
+
+
+class _After:
+    """The state a rule instance leads to, as a frame: written slots, else the old values."""
+
+    def __init__(self, s: Frame, upd: dict[int, Any]):
+        self.s, self.upd, self.tag = s, upd, s.tag + "'"
+
+    def __getitem__(self, k: int) -> Any:
+        return self.upd.get(k, self.s[k])

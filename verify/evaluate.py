@@ -9,15 +9,16 @@ state after the step (``None`` elsewhere).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from itertools import product
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from .expr import (Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary,
                    Var)
-from .model import Model, Rule
+from .model import GRAPH_NAMES, Model, Rule
 from .state import Layout, State
 from .walker import Walker
 
-__all__ = ["Compiler", "Instance", "instances", "Fn"]
+__all__ = ["Compiler", "Instance", "instances", "Fn", "GraphOracle"]
 
 Fn = Callable[[State, Any], Any]
 _DYN = object()
@@ -39,15 +40,33 @@ def _const(value: Any) -> _C:
     return _C(lambda s, t: value, value)
 
 
+class GraphOracle(Protocol):
+    """Answers the graph names (DESIGN §3) for states of an explored graph."""
+
+    def holds(self, name: str, s: State) -> bool: ...
+
+    def successors(self, s: State) -> Iterable[State]: ...
+
+
 class Compiler(Walker):
-    """Compiles expressions and statements of *model* for *layout* and *params*."""
+    """Compiles expressions and statements of *model* for *layout* and *params*.
+
+    Graph names (``mandatory_loop``, ``next(...)``, ...) are answered at run time
+    by :attr:`oracle`, which the explorer sets once the play graph is known.
+    """
 
     def __init__(self, model: Model, layout: Layout, params: Mapping[str, int],
-                 terminal: Callable[[State], bool] | None = None):
+                 terminal: Callable[[State], bool] | None = None, oracle: GraphOracle | None = None):
         self.model, self.layout, self.params = model, layout, params
         self.terminal = terminal
+        self.oracle = oracle
         self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
         self._pred_stack: set[tuple[str, tuple[int, ...]]] = set()
+
+    def _ask(self) -> GraphOracle:
+        if self.oracle is None:
+            raise RuntimeError("a graph name was evaluated before the play graph was explored")
+        return self.oracle
 
     # -- public entry points ---------------------------------------------------------
     def expr(self, e: Expr, env: Mapping[str, int] | None = None) -> Fn:
@@ -90,6 +109,8 @@ class Compiler(Walker):
         if isinstance(dom, Call):  # opponents(x), x bound (checked by the type checker)
             me = env[dom.args[0].name]  # type: ignore[union-attr]
             return [q for q in range(n) if q != me]
+        if isinstance(dom, Var) and dom.name == "cards":
+            return list(range(self.layout.k))
         return list(range(n))
 
     def _pred(self, name: str, args: tuple[int, ...]) -> _C:
@@ -136,6 +157,9 @@ class Compiler(Walker):
                 term = self.terminal
                 assert term is not None, "'terminal' is only evaluated in properties"
                 return _C(lambda s, t: term(s))
+            if name in GRAPH_NAMES:
+                ask = self._ask
+                return _C(lambda s, t: ask().holds(name, s))
         base = self.layout.base[name]
         if node.index is None:
             k = base
@@ -152,6 +176,9 @@ class Compiler(Walker):
         return _C(lambda s, t: s[k])
 
     def walk_Call(self, node: Call, env: dict[str, int]) -> _C:
+        if node.func == "next":
+            body, ask = self.walk(node.args[0], env).fn, self._ask
+            return _C(lambda s, t: any(body(s, u) for u in ask().successors(s)))
         args = [self.walk(a, env) for a in node.args]
         if node.func in self.model.vocab.preds:
             if all(a.is_const for a in args):
@@ -318,6 +345,7 @@ class Instance:
     static: tuple[tuple[int, Fn], ...]
     dynamic: tuple[tuple[Fn, int, Fn], ...]
     checks: tuple[tuple[int, int, int], ...] = field(default=())  # (slot, lo, hi) to bound
+    card: int | None = None  # the abstract card this instance is for (rules with 'card')
 
     def apply(self, s: State) -> State:
         new = list(s)
@@ -334,8 +362,29 @@ class Instance:
                 return False
         return True
 
-    def label(self) -> str:
-        return self.rule.id if self.actor is None else f"{self.rule.id}(P{self.actor})"
+    def out_of_bounds(self, t: State) -> list[int]:
+        """The slots of *t* outside their bounds."""
+        return [k for k, lo, hi in self.checks if not lo <= t[k] <= hi]
+
+    def env(self) -> dict[str, int]:
+        """The rule's actor and card variables bound to this instance's values."""
+        out = {}
+        if self.rule.actor and self.actor is not None:
+            out[self.rule.actor] = self.actor
+        if self.rule.card and self.card is not None:
+            out[self.rule.card] = self.card
+        return out
+
+    @property
+    def key(self) -> tuple[str, int | None, int | None]:
+        """What names this instance in a trace: rule, actor, card."""
+        return (self.rule.id, self.actor, self.card)
+
+    def label(self, cards: tuple[str, ...] = ()) -> str:
+        who = [] if self.actor is None else [f"P{self.actor}"]
+        if self.card is not None:
+            who.append(cards[self.card] if self.card < len(cards) else f"#{self.card}")
+        return self.rule.id + (f"({', '.join(who)})" if who else "")
 
 
 def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
@@ -353,8 +402,11 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
         if rule.kind == "optional" and actions is not None and rule.id not in actions:
             continue
         actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
-        for actor in actors:
+        cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
+        for actor, card in product(actors, cards):
             env = {rule.actor: actor} if rule.actor and actor is not None else {}
+            if rule.card and card is not None:
+                env[rule.card] = card
             guard = comp.walk(rule.when, env)
             if guard.is_const and not guard.const:
                 continue
@@ -363,12 +415,13 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
             if bounds:
                 written = {k for k, _ in static}
                 for _, base, _ in dynamic:
-                    name = layout.names[base].split("[")[0]
-                    written |= {layout.base[name] + p for p in range(layout.n)}
+                    name = layout.var_of(base)
+                    written |= {layout.base[name] + p for p in range(layout.count(name))}
                 for k in sorted(written):
-                    name = layout.names[k].split("[")[0]
+                    name = layout.var_of(k)
                     if name in bounds:
                         lo, hi = bounds[name]
                         checks.append((k, lo, hi))
-            out.append(Instance(len(out), rule, actor, guard.fn, tuple(static), tuple(dynamic), tuple(checks)))
+            out.append(Instance(len(out), rule, actor, guard.fn, tuple(static), tuple(dynamic), tuple(checks),
+                                card))
     return tuple(out)

@@ -15,9 +15,10 @@ from typing import Callable, Iterator
 
 import networkx as nx
 
-from .evaluate import Instance, instances
+from .evaluate import Compiler, Instance, instances
 from .expr import Binary, Expr, Member, Var
-from .model import Config, Model, mandatoriness
+from .loops import PlayGraph, mentions_graph
+from .model import Config, Model, Property, mandatoriness
 from .state import Layout, State, initial_states
 
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
@@ -42,6 +43,13 @@ class StateGraph:
     n_initial: int
     complete: bool  # False when the state limit stopped the search
     cut_by: Counter[str] = field(default_factory=Counter)
+    cut_vars: Counter[str] = field(default_factory=Counter)  # variables whose bound cut a successor
+    oracle: "PlayGraph | None" = None  # the graph names, once the play graph is known
+
+    def strict_cuts(self) -> list[str]:
+        """Bounds that settle nothing when reached (variables declared strict_bound)."""
+        vocab = self.model.vocab
+        return sorted(v for v in self.cut_vars if v in vocab.vars and vocab.vars[v].strict_bound)
 
     @property
     def n(self) -> int:
@@ -133,55 +141,82 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     >>> g.complete, len(g.states) > 100
     (True, True)
     """
-    layout = Layout.of(model.vocab, n)
-    insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions)
+    layout = Layout.for_config(model.vocab, n, config)
+    comp = Compiler(model, layout, config.params)
+    insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions, compiler=comp)
+    base = tuple(i for i in insts if not i.rule.graph)
+    loop_rules = tuple(i for i in insts if i.rule.graph)
     limit = max_states if max_states is not None else config.max_states
-    table = _dispatch_table(insts, layout)
-    states: list[State] = []
-    index: dict[State, int] = {}
-    parent, via = array("i"), array("i")
+    table = _dispatch_table(base, layout)
+    g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
+                   array("i"), bytearray(), 0, True)
     for s in initial_states(layout, config):
-        if s not in index:
-            index[s] = len(states)
-            states.append(s)
-            parent.append(-1)
-            via.append(-1)
-    n_initial = len(states)
-    src, dst, lab = array("i"), array("i"), array("i")
-    cut = bytearray(len(states))
-    cut_by: Counter[str] = Counter()
-    complete = True
+        if s not in g.index:
+            g.index[s] = len(g.states)
+            g.states.append(s)
+            g.parent.append(-1)
+            g.via.append(-1)
+            g.cut.append(0)
+    g.n_initial = len(g.states)
     i = 0
-    while i < len(states):
-        s = states[i]
-        todo = table[1][s[table[0]]] if table else insts
-        for inst in todo:
-            if not inst.guard(s, None):
-                continue
-            t = inst.apply(s)
-            if not inst.in_bounds(t):
-                cut[i] = 1
-                cut_by[inst.rule.id] += 1
-                continue
-            j = index.get(t)
-            if j is None:
-                if len(states) >= limit:  # the successor exists but is not kept: never call i terminal
-                    complete = False
-                    cut[i] = 1
-                    cut_by["(state limit)"] += 1
-                    continue
-                j = len(states)
-                index[t] = j
-                states.append(t)
-                parent.append(i)
-                via.append(inst.index)
-                cut.append(0)
-            src.append(i)
-            dst.append(j)
-            lab.append(inst.index)
-        i += 1
-    return StateGraph(model, config, layout, insts, states, index, parent, via, src, dst, lab, cut,
-                      n_initial, complete, cut_by)
+    while True:
+        while i < len(g.states):
+            s = g.states[i]
+            todo = table[1][s[table[0]]] if table else base
+            for inst in todo:
+                if inst.guard(s, None):
+                    _add(g, i, inst, limit)
+            i += 1
+        if not loop_rules:
+            break
+        # Rules that ask about loops see the play graph without their own steps (DESIGN §3);
+        # their successors are explored in turn, until nothing new appears.
+        g.oracle = PlayGraph(g)
+        comp.oracle = g.oracle
+        have = set(zip(g.src, g.lab))
+        before = len(g.states)
+        for node in range(before):
+            s = g.states[node]
+            for inst in loop_rules:
+                if (node, inst.index) not in have and inst.guard(s, None):
+                    _add(g, node, inst, limit)
+        if len(g.states) == before:
+            break
+    if loop_rules or any(_mentions_loops(p) for p in model.properties):
+        g.oracle = PlayGraph(g)
+        comp.oracle = g.oracle
+    return g
+
+
+def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
+    """Record the step of *inst* from node *i*, discovering its target if it is new."""
+    t = inst.apply(g.states[i])
+    if not inst.in_bounds(t):
+        g.cut[i] = 1
+        g.cut_by[inst.rule.id] += 1
+        for k in inst.out_of_bounds(t):
+            g.cut_vars[g.layout.var_of(k)] += 1
+        return
+    j = g.index.get(t)
+    if j is None:
+        if len(g.states) >= limit:  # the successor exists but is not kept: never call i terminal
+            g.complete = False
+            g.cut[i] = 1
+            g.cut_by["(state limit)"] += 1
+            return
+        j = len(g.states)
+        g.index[t] = j
+        g.states.append(t)
+        g.parent.append(i)
+        g.via.append(inst.index)
+        g.cut.append(0)
+    g.src.append(i)
+    g.dst.append(j)
+    g.lab.append(inst.index)
+
+
+def _mentions_loops(prop: Property) -> bool:
+    return mentions_graph(prop.when) or mentions_graph(prop.then)
 
 
 def to_networkx(graph: StateGraph) -> nx.DiGraph:

@@ -13,7 +13,8 @@ from typing import Any, Callable, Mapping
 
 from .errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
 from .expr import Call, Lit, Stmt, Var
-from .model import (CLAUSE_KINDS, PROPERTY_KINDS, TRANSITION_KINDS, Config, InitSpec, Model,
+from .model import (CLAUSE_KINDS, GRAPH_NAMES, LOOP_NAMES, PROPERTY_KINDS, TRANSITION_KINDS, Config,
+                    InitSpec, Model,
                     ParamDecl, PredDecl, Property, Rule, VarDecl, Vocabulary)
 from .parser import ParseFailure, parse_expr, parse_stmts
 from .tomlpos import Positions, string_origin
@@ -25,6 +26,7 @@ MAX_PLAYERS = 8          # Z3 instantiates player counts concretely up to here
 MAX_EXPLICIT_PLAYERS = 6  # explicit exploration beyond this is hopeless in CI time
 MAX_RANGE = 64           # values one counter may take in explicit exploration
 MAX_STATES = 5_000_000   # the largest state limit a configuration may ask for
+MAX_CARDS = 6            # abstract cards in one configuration
 DEFAULT_MAX_STATES = 1_000_000
 
 RULE_ID = re.compile(r"^\d{3}(\.\d+[a-z]?)?(/[a-z0-9][a-z0-9-]*)?$")
@@ -136,8 +138,8 @@ class _Loader:
         f = _File(path, self.display(path), self.diags)
         if not f.ok:
             return None
-        self.keys(f, f.data, {"enums": dict, "game": dict, "player": dict, "predicate": dict, "param": dict},
-                  (), (), "state.toml")
+        self.keys(f, f.data, {"enums": dict, "game": dict, "player": dict, "card": dict, "predicate": dict,
+                              "param": dict}, (), (), "state.toml")
         enums: dict[str, tuple[str, ...]] = {}
         seen_values: dict[str, str] = {}
         for name, values in _table(f.data, "enums").items():
@@ -150,16 +152,16 @@ class _Loader:
                              f"value '{v}' is already in enumeration '{seen_values[v]}'")
                 seen_values[v] = name
             enums[name] = tuple(values)
-        types = ("int", "bool", "player") + tuple(enums)
+        types = ("int", "bool", "player", "card") + tuple(enums)
         variables: dict[str, VarDecl] = {}
-        for scope in ("game", "player"):
+        for scope in ("game", "player", "card"):
             for name, spec in _table(f.data, scope).items():
                 at = (scope, name)
                 if not isinstance(spec, dict):
                     self.err(f.loc(*at), "type", f"variable '{name}' must be a table")
                     continue
-                if not self.keys(f, spec, {"type": str, "min": int, "fixed": bool, "text": str},
-                                 ("type",), at, f"variable '{name}'"):
+                if not self.keys(f, spec, {"type": str, "min": int, "fixed": bool, "strict_bound": bool,
+                                           "text": str}, ("type",), at, f"variable '{name}'"):
                     continue
                 if spec["type"] not in types:
                     self.err(f.loc(*at, "type"), "type",
@@ -168,7 +170,8 @@ class _Loader:
                 if name in variables:
                     self.err(f.loc(*at), "duplicate", f"variable '{name}' is declared twice")
                 variables[name] = VarDecl(name, scope, spec["type"], spec.get("min"),
-                                          spec.get("fixed", False), spec.get("text", ""), f.loc(*at))
+                                          spec.get("fixed", False), spec.get("text", ""), f.loc(*at),
+                                          spec.get("strict_bound", False))
         preds: dict[str, PredDecl] = {}
         for name, spec in _table(f.data, "predicate").items():
             at = ("predicate", name)
@@ -219,8 +222,8 @@ class _Loader:
         if not isinstance(spec, dict):
             self.err(f.loc(*at), "type", "each [[rule]] must be a table")
             return None
-        allowed = {"id": str, "cites": list, "text": str, "kind": str, "actor": str, "defines": str,
-                   "when": str, "then": str}
+        allowed = {"id": str, "cites": list, "text": str, "kind": str, "actor": str, "card": str,
+                   "defines": str, "when": str, "then": str}
         if not self.keys(f, spec, allowed, ("id", "text", "kind", "when"), at, "rule"):
             return None
         rid, kind = spec["id"], spec["kind"]
@@ -240,6 +243,7 @@ class _Loader:
                      f"one of {', '.join(kinds)}")
             return None
         actor = spec.get("actor")
+        card = spec.get("card")
         defines = spec.get("defines")
         bound: set[str] = set()
         if kind in CLAUSE_KINDS:
@@ -251,8 +255,8 @@ class _Loader:
                 self.err(f.loc(*at, "defines"), "name",
                          f"unknown predicate '{defines}'{suggest(defines, vocab.preds)}")
                 return None
-            if "then" in spec or actor is not None:
-                self.err(f.loc(*at), "key", f"a {kind} rule has no 'then' or 'actor': it only adds a condition")
+            if "then" in spec or actor is not None or card is not None:
+                self.err(f.loc(*at), "key", f"a {kind} rule has no 'then', 'actor' or 'card': it only adds a condition")
                 ok = False
             bound = set(pred.params)
         else:
@@ -264,6 +268,11 @@ class _Loader:
                 ok = False
             if actor is not None:
                 bound = {actor}
+            if card is not None:
+                if card == actor:
+                    self.err(f.loc(*at, "card"), "key", f"'{card}' names both the actor and the card")
+                    ok = False
+                bound.add(card)
         when = self.parse(f, at + ("when",), spec["when"], parse_expr)
         then: tuple[Stmt, ...] = ()
         if "then" in spec and kind not in CLAUSE_KINDS:
@@ -272,13 +281,16 @@ class _Loader:
                 return None
         if when is None:
             return None
-        scope = Scope(frozenset(bound))
-        checker.check_expr(when, scope)
-        checker.check_stmts(then, scope)
+        cards = frozenset({card} if card else set())
+        guard_scope = Scope(frozenset(bound), cards=cards,
+                            graph=LOOP_NAMES if kind in TRANSITION_KINDS else ())
+        checker.check_expr(when, guard_scope)
+        checker.check_stmts(then, Scope(frozenset(bound), cards=cards))
         if not ok:
             return None
+        graph = bool(_names(when) & set(LOOP_NAMES))
         return Rule(rid, cites, spec["text"], kind, actor, defines, when, then, spec["when"],
-                    spec.get("then", ""), f.loc(*at, "id"))
+                    spec.get("then", ""), f.loc(*at, "id"), card, graph)
 
     # -- properties ---------------------------------------------------------------
     def properties(self, vocab: Vocabulary, known: set[str]) -> list[Property]:
@@ -325,7 +337,8 @@ class _Loader:
             if when is None or then is None:
                 continue
             var = spec.get("for")
-            scope = Scope(frozenset({var} if var else set()), primed=(kind == "step"), terminal=True)
+            scope = Scope(frozenset({var} if var else set()), primed=(kind == "step"), terminal=True,
+                          graph=GRAPH_NAMES + ("next",))
             checker.check_expr(when, scope)
             checker.check_expr(then, scope)
             out.append(Property(pid, spec["title"], protects, kind, var, when, then, when_src,
@@ -347,7 +360,7 @@ class _Loader:
         for i, spec in enumerate(_array(f.data, "config")):
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
-                       "init": dict, "seats": dict, "actions": list, "max_states": int}
+                       "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -396,10 +409,29 @@ class _Loader:
                              f"{MAX_RANGE} per counter (prove larger ranges with the z3 engine)")
                 bounds[name] = (lo, hi)
             for name, vdecl in vocab.vars.items():
+                if vdecl.fixed or (vdecl.scope == "card" and not spec.get("card")):
+                    continue  # never written, or no card to write it
                 if vdecl.type == "int" and name not in bounds:
                     self.err(f.loc(*at), "missing", f"configuration '{spec['name']}' has no bound for '{name}'")
-            init = {name: s for name, s in ((n, self.init_spec(f, at + ("init", n), n, v, vocab, bounds))
+            card_names = self.card_names(f, at, spec.get("card", []))
+            init = {name: s for name, s in ((n, self.init_spec(f, at + ("init", n), n, v, vocab, bounds, card_names))
                                             for n, v in spec.get("init", {}).items()) if s is not None}
+            cards: list[dict[str, InitSpec]] = []
+            for c, table in enumerate(spec.get("card", [])):
+                card_at = at + ("card", c)
+                values: dict[str, InitSpec] = {}
+                for n, v in (table.items() if isinstance(table, dict) else ()):
+                    if n == "name":
+                        continue
+                    decl = vocab.vars.get(n)
+                    if decl is None or decl.scope != "card":
+                        known = [d.name for d in vocab.card_vars()]
+                        self.err(f.loc(*card_at, n), "name", f"'{n}' is not a card variable{suggest(n, known)}")
+                        continue
+                    got = self.init_spec(f, card_at + (n,), n, v, vocab, bounds, card_names)
+                    if got is not None:
+                        values[n] = got
+                cards.append(values)
             seats: dict[int, dict[str, InitSpec]] = {}
             for seat, table in spec.get("seats", {}).items():
                 seat_at = at + ("seats", seat)
@@ -410,7 +442,7 @@ class _Loader:
                 idx = int(m.group(1))
                 if idx >= min(players):
                     self.err(f.loc(*seat_at), "bounds", f"seat {seat} does not exist in a {min(players)}-player game")
-                seats[idx] = {n: s for n, s in ((n, self.init_spec(f, seat_at + (n,), n, v, vocab, bounds))
+                seats[idx] = {n: s for n, s in ((n, self.init_spec(f, seat_at + (n,), n, v, vocab, bounds, card_names))
                                                 for n, v in table.items()) if s is not None}
             actions = spec.get("actions")
             if actions is not None:
@@ -442,7 +474,8 @@ class _Loader:
                 continue
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
-                              tuple(sorted(set(explore_players))) if explore_players is not None else None))
+                              tuple(sorted(set(explore_players))) if explore_players is not None else None,
+                              tuple(cards), card_names))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:
@@ -452,13 +485,37 @@ class _Loader:
             self.err(SourceLoc(f.display), "missing", "configs.toml defines no [[config]]")
         return out
 
+    def card_names(self, f: _File, at: tuple[object, ...], tables: Any) -> tuple[str, ...]:
+        """The names of a configuration's [[config.card]] tables, checked."""
+        names: list[str] = []
+        if not isinstance(tables, list):
+            return ()
+        if len(tables) > MAX_CARDS:
+            self.err(f.loc(*at, "card"), "bounds", f"{len(tables)} cards; a configuration may have at most {MAX_CARDS}")
+        for c, table in enumerate(tables):
+            name = table.get("name") if isinstance(table, dict) else None
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                self.err(f.loc(*at, "card", c), "key", "each [[config.card]] needs a 'name' such as \"Sanctum\"")
+                name = f"card{c}"
+            elif name in names:
+                self.err(f.loc(*at, "card", c, "name"), "duplicate", f"two cards are named '{name}'")
+            names.append(name)
+        return tuple(names)
+
     def init_spec(self, f: _File, at: tuple[object, ...], name: str, value: Any, vocab: Vocabulary,
-                  bounds: dict[str, tuple[int, int]]) -> InitSpec | None:
+                  bounds: dict[str, tuple[int, int]], card_names: tuple[str, ...] = ()) -> InitSpec | None:
         decl = vocab.vars.get(name)
         if decl is None:
             self.err(f.loc(*at), "name", f"unknown variable '{name}'{suggest(name, vocab.vars)}")
             return None
         values = value if isinstance(value, list) else [value]
+        if decl.type == "card":
+            if not all(isinstance(v, str) and v in card_names for v in values):
+                bad = next((v for v in values if not (isinstance(v, str) and v in card_names)), value)
+                self.err(f.loc(*at), "name", f"'{name}' names a card of this configuration, not {bad!r}"
+                         f"{suggest(str(bad), card_names)}")
+                return None
+            return InitSpec(values=tuple(dict.fromkeys(card_names.index(v) for v in values)))
         if decl.type == "int" or decl.type == "player":
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not 1 <= len(values) <= 2:
                 self.err(f.loc(*at), "type", f"'{name}' starts at an integer or a range [low, high]")
@@ -525,6 +582,26 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _array(data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key, [])
     return value if isinstance(value, list) else []
+
+
+def _names(expr: Any) -> set[str]:
+    """Every plain name an expression mentions."""
+    out: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var) and node.index is None and not node.primed:
+            out.add(node.name)
+        if hasattr(node, "__dataclass_fields__"):
+            for name in node.__dataclass_fields__:
+                if name == "loc":
+                    continue
+                value = getattr(node, name)
+                if isinstance(value, tuple):
+                    stack.extend(value)
+                elif value is not None and hasattr(value, "__dataclass_fields__"):
+                    stack.append(value)
+    return out
 
 
 def _called(expr: Any, preds: set[str]) -> set[str]:

@@ -11,15 +11,23 @@ from .expr import Expr, Stmt
 __all__ = [
     "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model",
     "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
-    "mandatoriness",
+    "mandatoriness", "GRAPH_NAMES", "LOOP_NAMES", "LOOP_KINDS", "PLAY_KINDS",
 ]
 
 # How a transition kind counts for the loop rules (DESIGN §3): passing priority
 # and conceding are neither optional nor mandatory actions.
 MANDATORY_KINDS = ("state-based", "turn-based", "mandatory")
 TRANSITION_KINDS = MANDATORY_KINDS + ("optional", "pass", "concession")
+LOOP_KINDS = MANDATORY_KINDS + ("pass",)  # the steps of a mandatory loop (104.4b, 732.4)
+PLAY_KINDS = LOOP_KINDS + ("optional",)  # the steps of any cycle of play: conceding never loops
 CLAUSE_KINDS = ("clause", "exception")
 PROPERTY_KINDS = ("state", "step", "terminal")
+
+# Names that ask about the play graph rather than one state (DESIGN §3, 104.4b, 732):
+# on a cycle of play made only of mandatory steps and passes; on any cycle of play
+# (conceding aside); some optional action is available; some way out of the cycle.
+GRAPH_NAMES = ("mandatory_loop", "in_cycle", "optional_available", "can_leave_cycle")
+LOOP_NAMES = ("mandatory_loop", "in_cycle", "optional_available")  # the ones a rule's guard may use
 
 
 def mandatoriness(kind: str) -> str:
@@ -32,12 +40,15 @@ def mandatoriness(kind: str) -> str:
 @dataclass(frozen=True, slots=True)
 class VarDecl:
     name: str
-    scope: str  # "game" or "player"
-    type: str  # "int", "bool", "player" or an enumeration name
+    scope: str  # "game", "player" or "card"
+    type: str  # "int", "bool", "player", "card" or an enumeration name
     min: int | None
     fixed: bool
     text: str
     loc: SourceLoc = field(compare=False, repr=False)
+    # True when explicit exploration cut at this variable's bound settles nothing:
+    # verdicts on that game are unknown, naming the bound (the stack, waiting triggers).
+    strict_bound: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +88,9 @@ class Vocabulary:
     def player_vars(self) -> list[VarDecl]:
         return [v for v in self.vars.values() if v.scope == "player"]
 
+    def card_vars(self) -> list[VarDecl]:
+        return [v for v in self.vars.values() if v.scope == "card"]
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -94,6 +108,8 @@ class Rule:
     when_src: str
     then_src: str
     loc: SourceLoc = field(compare=False, repr=False)
+    card: str | None = None  # a card variable: one instance of the rule per abstract card
+    graph: bool = False  # the guard asks about the play graph (a loop rule, DESIGN §3)
 
     @property
     def cr(self) -> str:
@@ -156,6 +172,8 @@ class Config:
     max_states: int
     loc: SourceLoc = field(compare=False, repr=False)
     explore_players: tuple[int, ...] | None = None  # player counts explored explicitly (None: all)
+    cards: tuple[Mapping[str, InitSpec], ...] = ()  # the abstract cards: values of the card variables
+    card_names: tuple[str, ...] = ()
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players (Z3 covers every count)."""

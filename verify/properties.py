@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from itertools import product
 
 from .evaluate import Compiler, Fn, Instance
@@ -21,7 +22,8 @@ class GraphContext:
     def __init__(self, graph: StateGraph):
         self.graph = graph
         self.terminal_nodes = graph.terminal()
-        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal())
+        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal(),
+                                 graph.oracle)
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
         players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]
@@ -59,7 +61,7 @@ def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
 def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
     """The clause and exception rules that held in *s* for the predicates *inst* consulted."""
     names, n = set(model.vocab.preds), compiler.layout.n
-    env = {inst.rule.actor: inst.actor} if inst.rule.actor and inst.actor is not None else {}
+    env = inst.env()
     todo: set[tuple[str, tuple[int, ...]]] = set()
     for node in (inst.rule.when, *inst.rule.then):
         _refs(node, names, env, n, todo)
@@ -93,11 +95,40 @@ def _because(ctx: GraphContext, path: list[tuple[int, int]]) -> dict[int, tuple[
     return out
 
 
+def _asks_loops(prop: Property) -> bool:
+    """Whether a state property's premise asks about loops: its traces are then lassos."""
+    return prop.kind == "state" and bool(_names(prop.when) & {"mandatory_loop", "in_cycle"})
+
+
+def _names(e: object) -> set[str]:
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var):
+            out.add(node.name)
+        for f in getattr(node, "__dataclass_fields__", {}):
+            v = getattr(node, f)
+            if f != "loc":
+                stack.extend(v if isinstance(v, tuple) else (v,))
+    return out
+
+
 def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role: str, point: str,
            message: str, player: int | None) -> Trace:
+    """The trace along *path*; for a loop premise, a lasso: the stem, then once round the cycle."""
     g = ctx.graph
+    loop_start = None
+    if _asks_loops(prop) and g.oracle is not None and point == "state":
+        node = path[-1][0]
+        cycle = g.oracle.cycle(node, mandatory=True) or g.oracle.cycle(node, mandatory=False)
+        if cycle:
+            loop_start = len(path) - 1
+            path = path + cycle
     trace = trace_from_path(prop.id, g.config.name, g.layout, path, g.states, g.instances, role, point,
                             message, _because(ctx, path), player)
+    if loop_start is not None:
+        trace = replace(trace, loop_start=loop_start)
     replay(trace, g.instances)
     return trace
 
@@ -161,6 +192,13 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if witness is not None:
         path, p, point = witness
         wtrace = _trace(ctx, prop, path, "witness", point, f"premise of {prop.id} met{_who(p)}", p)
+    strict = graph.strict_cuts()
+    if strict:
+        bounds = ", ".join(f"{v} <= {graph.config.bounds[v][1]}" for v in strict if v in graph.config.bounds)
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
+                            f"bound reached: {bounds} ({sum(graph.cut_vars[v] for v in strict):,} successors "
+                            f"cut; {scope}); no counterexample among {len(states):,} states", seconds,
+                            witness=wtrace, states=len(states))
     if not graph.complete:
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
                             f"state limit of {graph.config.max_states:,} reached ({scope}); "

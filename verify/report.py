@@ -11,15 +11,19 @@ __all__ = ["trace_text", "trace_markdown", "trace_itf", "trace_dot", "graph_dot"
            "results_markdown", "results_json", "result_line"]
 
 
-def _who(actor: int | None) -> str:
-    return "game" if actor is None else f"P{actor}"
+def _who(actor: int | None, card: int | None = None, cards: tuple[str, ...] = ()) -> str:
+    who = "game" if actor is None else f"P{actor}"
+    if card is not None:
+        name = cards[card] if card < len(cards) else f"#{card}"
+        who = name if actor is None else f"{who} {name}"
+    return who
 
 
 def _step_lines(trace: Trace) -> list[tuple[int, str, str, str, str, list[tuple[str, str, str]]]]:
     rows = []
     prev = trace.initial
     for i, step in enumerate(trace.steps, 1):
-        rows.append((i, step.rule, _who(step.actor), step.mandatoriness, ", ".join(step.because),
+        rows.append((i, step.rule, _who(step.actor, step.card, trace.layout.cards), step.mandatoriness, ", ".join(step.because),
                      trace.layout.changes(prev, step.state)))
         prev = step.state
     return rows
@@ -66,7 +70,8 @@ def trace_itf(trace: Trace) -> dict[str, Any]:
         meta: dict[str, Any] = {"index": i}
         if i > 0:
             step = trace.steps[i - 1]
-            meta.update({"rule": step.rule, "actor": step.actor, "kind": step.kind,
+            meta.update({"rule": step.rule, "actor": step.actor, "card": (None if step.card is None else
+                                                                          lay.cards[step.card]), "kind": step.kind,
                          "mandatory": step.mandatoriness, "because": list(step.because)})
         states.append({"#meta": meta, **lay.as_dict(s)})
     out: dict[str, Any] = {
@@ -89,7 +94,8 @@ def trace_dot(trace: Trace) -> str:
         extra = ", style=bold, color=red" if i == len(trace.states) - 1 and trace.role == "counterexample" else ""
         lines.append(f'  s{i} [label="s{i}: {label}"{extra}];')
     for i, step in enumerate(trace.steps):
-        lines.append(f'  s{i} -> s{i + 1} [label="{step.rule} {_who(step.actor)} ({step.mandatoriness})"];')
+        who = _who(step.actor, step.card, lay.cards)
+        lines.append(f'  s{i} -> s{i + 1} [label="{step.rule} {who} ({step.mandatoriness})"];')
     if trace.loop_start is not None:
         lines.append(f'  s{len(trace.steps)} -> s{trace.loop_start} [style=dashed, label="loop"];')
     lines.append("}")

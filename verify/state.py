@@ -27,9 +27,10 @@ class Layout:
     names: tuple[str, ...]
     types: tuple[str, ...]
     codes: Mapping[str, int]  # enumeration value -> code
+    cards: tuple[str, ...] = ()  # the abstract cards' names, in configuration order
 
     @classmethod
-    def of(cls, vocab: Vocabulary, n: int) -> "Layout":
+    def of(cls, vocab: Vocabulary, n: int, cards: tuple[str, ...] = ()) -> "Layout":
         base: dict[str, int] = {}
         names: list[str] = []
         types: list[str] = []
@@ -42,8 +43,30 @@ class Layout:
             for p in range(n):
                 names.append(f"{v.name}[{p}]")
                 types.append(v.type)
+        for v in vocab.card_vars():
+            base[v.name] = len(names)
+            for c in range(len(cards)):
+                names.append(f"{v.name}[{cards[c]}]")
+                types.append(v.type)
         codes = {value: i for values in vocab.enums.values() for i, value in enumerate(values)}
-        return cls(vocab, n, base, tuple(names), tuple(types), codes)
+        return cls(vocab, n, base, tuple(names), tuple(types), codes, tuple(cards))
+
+    @classmethod
+    def for_config(cls, vocab: Vocabulary, n: int, config: Config) -> "Layout":
+        return cls.of(vocab, n, config.card_names)
+
+    @property
+    def k(self) -> int:
+        """The number of abstract cards."""
+        return len(self.cards)
+
+    def count(self, var: str) -> int:
+        """How many slots *var* has: 1, N (per player) or K (per card)."""
+        scope = self.vocab.vars[var].scope
+        return self.n if scope == "player" else self.k if scope == "card" else 1
+
+    def var_of(self, index: int) -> str:
+        return self.names[index].split("[")[0]
 
     def slot(self, var: str, player: int | None = None) -> int:
         return self.base[var] + (player or 0)
@@ -56,6 +79,8 @@ class Layout:
             return self.vocab.enums[t][int(value)]  # type: ignore[call-overload]
         if t == "player":
             return f"P{value}"
+        if t == "card":
+            return self.cards[int(value)] if 0 <= int(value) < self.k else f"#{value}"  # type: ignore[call-overload]
         return str(value)
 
     def plain(self, index: int, value: object) -> object:
@@ -82,6 +107,14 @@ class Layout:
                 i = self.base[v.name] + p
                 fields.append(f"{v.name}={self.show_value(i, state[i])}")
             parts.append(f"P{p}[{' '.join(fields)}]")
+        for c, card in enumerate(self.cards):
+            fields = []
+            for v in self.vocab.card_vars():
+                if v.fixed:
+                    continue
+                i = self.base[v.name] + c
+                fields.append(f"{v.name}={self.show_value(i, state[i])}")
+            parts.append(f"{card}[{' '.join(fields)}]")
         return " ".join(parts)
 
     def changes(self, before: State, after: State) -> list[tuple[str, str, str]]:
@@ -108,6 +141,10 @@ def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> li
         for p in range(layout.n):
             seat = config.seats.get(p, {})
             out.append(seat.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
+    for v in vocab.card_vars():
+        for c in range(layout.k):
+            card = config.cards[c] if c < len(config.cards) else {}
+            out.append(card.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
     return out
 
 
@@ -121,6 +158,8 @@ def initial_states(layout: Layout, config: Config) -> Iterator[State]:
             vals = tuple(layout.codes[str(v)] for v in vals)
         elif t == "player":
             vals = tuple(v for v in vals if 0 <= int(v) < layout.n)  # type: ignore[call-overload]
+        elif t == "card":
+            vals = tuple(v for v in vals if 0 <= int(v) < layout.k)  # type: ignore[call-overload]
         options.append(vals)
     for combo in product(*options):
         yield tuple(combo)

@@ -7,15 +7,16 @@ explicit semantics before anyone sees it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import z3
 
 from .evaluate import Compiler, instances
-from .expr import Binary
+from .expr import Binary, Call, Var
 from .encode import Frame, TransitionSystem
-from .model import Config, Model, Property
+from .drift import Drift
+from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, Property
 from .properties import explain
 from .state import Layout, State
 from .trace import Step, Trace, replay
@@ -44,6 +45,23 @@ class _Lemma:
     then: Any
 
 
+def _graph_names(e: Any) -> set[str]:
+    """The graph names (and 'next') an expression uses."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var) and node.name in GRAPH_NAMES and node.index is None:
+            out.add(node.name)
+        if isinstance(node, Call) and node.func == "next":
+            out.add("next")
+        for f in getattr(node, "__dataclass_fields__", {}):
+            v = getattr(node, f)
+            if f != "loc":
+                stack.extend(c for c in (v if isinstance(v, tuple) else (v,)) if hasattr(c, "__dataclass_fields__"))
+    return out
+
+
 def _conjuncts(e: Any) -> list[Any]:
     if isinstance(e, Binary) and e.op == "and":
         return _conjuncts(e.left) + _conjuncts(e.right)
@@ -68,7 +86,7 @@ class SymbolicChecker:
         # instant) for the whole run, shared by every checker of the run.
         self.deadline = deadline
         self._prop_deadline: float | None = None
-        self.layout = Layout.of(model.vocab, n)
+        self.layout = Layout.for_config(model.vocab, n, config)
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
         self.compiler = Compiler(model, self.layout, config.params, self._terminal)
@@ -78,7 +96,8 @@ class SymbolicChecker:
 
     # -- shared pieces -----------------------------------------------------------------
     def _terminal(self, s: State) -> bool:
-        return not any(i.guard(s, None) for i in self.insts)
+        # a state on a loop has a step besides the loop rule's, so the loop rules can be skipped
+        return not any(i.guard(s, None) for i in self.insts if not i.rule.graph)
 
     def _left_ms(self) -> int:
         """Milliseconds left under the property's and the run's time limits."""
@@ -196,7 +215,7 @@ class SymbolicChecker:
             if k > 0:
                 f = self.ts.frame(str(k))
                 a = z3.Int(f"act@{k - 1}", self.ts.ctx)
-                sol.add(self.ts.domain(f), self.ts.step(frames[-1], f, a))
+                sol.add(self.ts.domain(f), self.ts.step(frames[-1], f, a, graph_rules=False))
                 frames.append(f)
                 acts.append(a)
             if k < start:
@@ -228,16 +247,17 @@ class SymbolicChecker:
         return None
 
     def _trace(self, prop: Property, states: list[State], labels: list[int], role: str, message: str,
-               player: int | None) -> Trace:
+               player: int | None, *, replay_it: bool = True) -> Trace:
         steps = []
         for before, after, k in zip(states, states[1:], labels):
             inst = self.insts[k]
             steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, after,
-                              explain(self.model, self.compiler, inst, before)))
+                              explain(self.model, self.compiler, inst, before), inst.card))
         point = "step" if prop.kind == "step" else ("terminal" if prop.kind == "terminal" else "state")
         trace = Trace(prop.id, self.config.name, self.layout, states[0], tuple(steps), role, point, message,
                       player=player)
-        replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
+        if replay_it:
+            replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
         return trace
 
     def _search(self, prop: Property, *, violation: bool) -> tuple[Trace | None, str | None]:
@@ -269,6 +289,126 @@ class SymbolicChecker:
             return self._trace(prop, states, labels, "counterexample",
                                f"violates {prop.id}{who}: {prop.title}", player), None
         return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}", player), None
+
+    def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool
+                     ) -> tuple[Verdict, str, Trace | None, Trace | None]:
+        """A property that asks about the play graph: proofs treat the graph names as unknowns
+        (so they hold for every play graph); traces come from the lasso search only."""
+        scope = self._scope()
+        kind = self._lasso_kind(prop)
+        if proof is None:
+            if kind is None or not search:
+                return (Verdict.UNKNOWN, f"not proved for every play graph ({scope}); its counterexamples need "
+                        "the explored graph (explicit engine)", None, None)
+            trace, reason = self._lasso(prop, kind, violation=True)
+            if trace is not None:
+                return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {trace.loop_start + 1} "
+                        f"of {len(trace.steps)} ({scope})", trace, None)
+            why = f"({reason})" if reason else f"within {self.depth} steps"
+            return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
+        proof += " (for every play graph)"
+        if witness and self._premise_unreachable(prop):
+            return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
+                                     f"proved invariants meets it ({scope})"), None, None
+        if not witness:
+            return Verdict.HOLDS, f"{proof} ({scope})", None, None
+        if kind is None:
+            return Verdict.HOLDS, f"{proof} ({scope}); its witness needs the explored graph", None, None
+        wtrace, reason = self._lasso(prop, kind, violation=False)
+        if wtrace is None:
+            why = f"Z3 gave up: {reason}" if reason else f"no lasso within {self.depth} steps"
+            return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", None, None
+        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace
+
+    # -- lassos -------------------------------------------------------------------------------
+    def _lasso_kind(self, prop: Property) -> str | None:
+        """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: its premise
+        asks for that kind of loop and it uses no other graph name a lasso cannot settle."""
+        names = _graph_names(prop.when) | _graph_names(prop.then)
+        for kind in ("mandatory_loop", "in_cycle"):
+            if kind in _graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
+                return kind
+        return None
+
+    def _lasso(self, prop: Property, kind: str, *, violation: bool) -> tuple[Trace | None, str | None]:
+        """Shortest lasso s0 .. sj .. sk from an initial state whose cycle sj .. sk is made of
+        mandatory steps and passes (kind 'mandatory_loop') or of any play (kind 'in_cycle'),
+        sk matching sj up to drifting counters, and the premise (and, for a counterexample,
+        the negated conclusion) holding at sj."""
+        ts = self.ts
+        kinds = LOOP_KINDS if kind == "mandatory_loop" else PLAY_KINDS
+        allowed = [i.index for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
+        drift = None if self.bounded else Drift.of(self.model, self.config.params)
+        insts = self._instances(prop)
+        deadline = None if self.search_budget_s is None else time.perf_counter() + self.search_budget_s
+        frames = [ts.frame("0")]
+        acts: list[Any] = []
+        sol = self._solver()
+        sol.add(ts.domain(frames[0]), ts.init(frames[0]))
+        loop = z3.Int("loop", ts.ctx)
+        for k in range(1, self.depth + 1):
+            f = ts.frame(str(k))
+            a = z3.Int(f"act@{k - 1}", ts.ctx)
+            sol.add(ts.domain(f), ts.step(frames[-1], f, a, graph_rules=False))
+            frames.append(f)
+            acts.append(a)
+            if self._left_ms() <= 0:
+                return None, f"{self._limit_reason()} at depth {k}"
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                return None, f"search budget of {self.search_budget_s:g} s spent at depth {k}"
+            sol.set("timeout", max(1, self._left_ms() if left is None else min(self._left_ms(), int(left * 1000))))
+            sol.push()
+            sol.add(loop >= 0, loop < k)
+            for i, act in enumerate(acts):
+                sol.add(z3.Implies(loop <= i, z3.Or([act == x for x in allowed])))
+            closes = []
+            for j in range(k):
+                sj = frames[j]
+                goal = z3.Or([z3.And(self._premise(inst, sj), z3.Not(self._holds(inst, sj))) if violation
+                              else self._premise(inst, sj) for inst in insts])
+                closes.append(z3.And(loop == j, ts.graph_name(kind, sj), self._match(frames[j:], drift), goal))
+            sol.add(z3.Or(closes))
+            res = sol.check()
+            if res == z3.sat:
+                m = sol.model()
+                states = [fr.read(m) for fr in frames]
+                labels = [m.evaluate(x, model_completion=True).as_long() for x in acts]
+                j = m.evaluate(loop, model_completion=True).as_long()
+                sol.pop()
+                return self._lasso_trace(prop, states, labels, j, drift, violation), None
+            if res == z3.unknown:
+                return None, sol.reason_unknown() or "unknown"
+            sol.pop()
+        return None, None
+
+    def _match(self, cycle: list[Frame], drift: Drift | None) -> Any:
+        """The cycle's last frame matches its first: equal, or drifting past every threshold."""
+        first, last = cycle[0], cycle[-1]
+        lay, out = self.layout, []
+        for k in range(len(lay.names)):
+            same = first[k] == last[k]
+            bound = drift.safe.get(lay.var_of(k)) if drift is not None and lay.types[k] == "int" else None
+            if bound is None:
+                out.append(same)
+                continue
+            lo, hi = bound
+            down = z3.And([last[k] < first[k]] + ([f[k] <= lo for f in cycle] if lo is not None else []))
+            up = z3.And([last[k] > first[k]] + ([f[k] >= hi for f in cycle] if hi is not None else []))
+            out.append(z3.Or(same, down, up))
+        return z3.And(out)
+
+    def _lasso_trace(self, prop: Property, states: list[State], labels: list[int], j: int,
+                     drift: Drift | None, violation: bool) -> Trace:
+        role = "counterexample" if violation else "witness"
+        message = (f"violates {prop.id}: {prop.title}" if violation else f"premise of {prop.id} met") + \
+            f" (the cycle from step {j + 1} repeats forever)"
+        trace = self._trace(prop, states, labels, role, message, None, replay_it=False)
+        lay = self.layout
+        trace = replace(trace, loop_start=j, point="state",
+                        drift=None if drift is None else (lambda cycle: drift.matches(lay, cycle)))
+        replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
+        return trace
 
     def _which(self, prop: Property, insts: list[_Inst], states: list[State], violation: bool) -> int | None:
         """The first player instance that the found path's last state (or step) is about."""
@@ -388,6 +528,8 @@ class SymbolicChecker:
                 proof = "proved by a one-step query from the proved invariants"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
+        if _graph_names(prop.when) | _graph_names(prop.then):
+            return self._check_graph(prop, proof, witness, search)
         if proof is None and search:
             proof, bad = self._spacer(prop)
             if bad:  # Spacer knows a violation is reachable: find the shortest one

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field, replace
 from .errors import Diagnostic, SourceLoc, suggest
 from .expr import (Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary,
                    Var)
-from .model import Vocabulary
+from .model import GRAPH_NAMES, LOOP_NAMES, Vocabulary
 from .walker import Walker
 
 __all__ = ["TypeChecker", "Scope", "BUILTINS"]
 
-INT, BOOL, PLAYER = "int", "bool", "player"
-NUMERIC = (INT, PLAYER)
+INT, BOOL, PLAYER, CARD = "int", "bool", "player", "card"
+NUMERIC = (INT, PLAYER, CARD)
 
 # name -> (argument types, result type)
 BUILTINS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -21,7 +21,7 @@ BUILTINS: dict[str, tuple[tuple[str, ...], str]] = {
     "max": ((INT, INT), INT),
     "abs": ((INT,), INT),
 }
-DOMAINS = ("players", "opponents")
+DOMAINS = ("players", "opponents", "cards")
 
 
 @dataclass
@@ -31,6 +31,13 @@ class Scope:
     bound: frozenset[str] = frozenset()
     primed: bool = False  # may post-state variables (x') appear?
     terminal: bool = False  # may the property-only name 'terminal' appear?
+    cards: frozenset[str] = frozenset()  # bound names that range over cards
+    graph: tuple[str, ...] = ()  # graph names allowed here (LOOP_NAMES in guards, all in properties)
+
+    def bind(self, var: str, domain: Expr) -> "Scope":
+        if isinstance(domain, Var) and domain.name == "cards":
+            return replace(self, bound=self.bound | {var}, cards=self.cards | {var})
+        return replace(self, bound=self.bound | {var}, cards=self.cards - {var})
 
 
 class _Fail(Exception):
@@ -64,7 +71,7 @@ class TypeChecker(Walker):
             try:
                 if isinstance(stmt, ForAll):
                     self._domain(stmt.domain, scope)
-                    inner = replace(scope, bound=scope.bound | {stmt.var})
+                    inner = scope.bind(stmt.var, stmt.domain)
                     for a in stmt.body:
                         self._assign(a, inner, seen, stmt.var)
                 else:
@@ -104,17 +111,18 @@ class TypeChecker(Walker):
     def _all_names(self, scope: Scope) -> list[str]:
         names = list(self.vocab.vars) + list(self.vocab.params) + list(self.vocab.preds)
         names += [v for vs in self.vocab.enums.values() for v in vs] + list(scope.bound) + ["N"]
+        names += [g for g in scope.graph if g != "next"]
         return names
 
     def _domain(self, dom: Expr, scope: Scope) -> None:
-        if isinstance(dom, Var) and dom.name == "players" and dom.index is None:
+        if isinstance(dom, Var) and dom.name in ("players", "cards") and dom.index is None:
             return
         if isinstance(dom, Call) and dom.func == "opponents" and len(dom.args) == 1:
             arg = dom.args[0]
-            if isinstance(arg, Var) and arg.index is None and arg.name in scope.bound:
+            if isinstance(arg, Var) and arg.index is None and arg.name in scope.bound - scope.cards:
                 return
             self._err(dom.loc, "domain", "opponents(...) takes a player variable bound by the rule or a quantifier")
-        self._err(dom.loc, "domain", "a quantifier ranges over 'players' or 'opponents(p)'")
+        self._err(dom.loc, "domain", "a quantifier ranges over 'players', 'opponents(p)' or 'cards'")
 
     # -- walkers --------------------------------------------------------------------
     def walk_Lit(self, node: Lit, scope: Scope) -> str:
@@ -125,23 +133,33 @@ class TypeChecker(Walker):
             self._err(node.loc, "prime", f"'{node.name}'' (post-state) is only allowed in step properties")
         decl = self.vocab.vars.get(node.name)
         if decl is not None:
-            if decl.scope == "player":
+            if decl.scope in ("player", "card"):
                 if node.index is None:
-                    self._err(node.loc, "index", f"'{node.name}' is kept per player; write {node.name}[p]")
+                    x = "p" if decl.scope == "player" else "c"
+                    self._err(node.loc, "index", f"'{node.name}' is kept per {decl.scope}; write {node.name}[{x}]")
                     return decl.type
                 itype = self.walk(node.index, scope)
-                if itype not in NUMERIC:
-                    self._err(node.index.loc, "type", f"a player index must be a player, found {itype}")
+                want = PLAYER if decl.scope == "player" else CARD
+                if itype not in (want, INT):
+                    self._err(node.index.loc, "type", f"a {decl.scope} index must be a {want}, found {itype}")
             elif node.index is not None:
                 self._err(node.loc, "index", f"'{node.name}' is a game variable and takes no index")
             return decl.type
         if node.index is not None or node.primed:
             self._unknown(node.name, node.loc, "state variable", list(self.vocab.vars))
+        if node.name in scope.cards:
+            return CARD
         if node.name in scope.bound:
             return PLAYER
         if node.name == "N":
             return INT
         if node.name == "terminal" and scope.terminal:
+            return BOOL
+        if node.name in GRAPH_NAMES:
+            if node.name not in scope.graph:
+                where = ("properties and the guards of transition rules" if node.name in LOOP_NAMES
+                         else "properties")
+                self._err(node.loc, "graph", f"'{node.name}' asks about the play graph; it is allowed only in {where}")
             return BOOL
         if node.name in self.vocab.params:
             return INT
@@ -159,6 +177,14 @@ class TypeChecker(Walker):
         return INT  # unreachable
 
     def walk_Call(self, node: Call, scope: Scope) -> str:
+        if node.func == "next":
+            if "next" not in scope.graph:
+                self._err(node.loc, "graph", "'next(...)' (some successor satisfies ...) is allowed only in properties")
+            if len(node.args) != 1:
+                self._err(node.loc, "arity", f"'next' takes 1 argument, got {len(node.args)}")
+            if self.walk(node.args[0], replace(scope, primed=True)) != BOOL:
+                self._err(node.args[0].loc, "type", "'next' needs a bool expression over the successor (x')")
+            return BOOL
         pred = self.vocab.preds.get(node.func)
         if pred is not None:
             if len(node.args) != len(pred.params):
@@ -166,7 +192,7 @@ class TypeChecker(Walker):
                           f"predicate '{node.func}' takes {len(pred.params)} argument(s), got {len(node.args)}")
             for arg in node.args:
                 t = self.walk(arg, scope)
-                if t not in NUMERIC:
+                if t not in (PLAYER, INT):
                     self._err(arg.loc, "type", f"predicate arguments are players, found {t}")
             return BOOL
         sig = BUILTINS.get(node.func)
@@ -232,7 +258,7 @@ class TypeChecker(Walker):
 
     def walk_Quant(self, node: Quant, scope: Scope) -> str:
         self._domain(node.domain, scope)
-        inner = replace(scope, bound=scope.bound | {node.var})
+        inner = scope.bind(node.var, node.domain)
         t = self.walk(node.body, inner)
         if node.kind in ("all", "any", "count"):
             if t != BOOL:

@@ -1,0 +1,152 @@
+"""The loop library (model/configs.toml, loop-*): each configuration is modelled on a real card
+loop; its expected outcome and the rule that decides it are stated here (104.4b, 732)."""
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from verify.explore import StateGraph, explore
+from verify.loader import load_model
+from verify.model import LOOP_KINDS, Model
+from verify.properties import explain
+from verify.symbolic import SymbolicChecker
+from verify.trace import closes
+
+MODEL = load_model()
+
+
+def _graph(name: str, n: int) -> StateGraph:
+    config = next(c for c in MODEL.configs if c.name == name)
+    return explore(MODEL, config, n)
+
+
+def _forced_outcomes(g: StateGraph) -> set[tuple[str, str]]:
+    """How the game ends when nobody takes an optional action or concedes: (outcome, deciding
+    rules) for every end reachable from an initial state by mandatory steps and passes."""
+    lay = g.layout
+    status = lay.vocab.enums["status"]
+    succ: dict[int, list[tuple[int, int]]] = {}
+    for a, b, k in g.edges():
+        rule = g.instances[k].rule
+        if rule.kind in LOOP_KINDS or rule.graph:
+            succ.setdefault(a, []).append((b, k))
+    seen = set(range(g.n_initial))
+    queue = deque(seen)
+    out: set[tuple[str, str]] = set()
+    terminal = set(g.terminal())
+    from verify.evaluate import Compiler
+    comp = Compiler(g.model, lay, g.config.params, g.is_terminal(), g.oracle)
+    while queue:
+        a = queue.popleft()
+        for b, k in succ.get(a, ()):
+            if b in terminal:
+                s = g.states[b]
+                who = sorted(f"P{p}:{status[s[lay.base['status'] + p]]}" for p in range(lay.n))
+                why = explain(g.model, comp, g.instances[k], g.states[a])
+                out.add((" ".join(who), " ".join((g.instances[k].rule.id,) + why)))
+            if b not in seen:
+                seen.add(b)
+                queue.append(b)
+    return out
+
+
+def _on_loop(g: StateGraph, node: int = 0) -> tuple[bool, bool]:
+    assert g.oracle is not None
+    s = g.states[node]
+    return g.oracle.holds("mandatory_loop", s), g.oracle.holds("in_cycle", s)
+
+
+def test_two_mandatory_triggers_feeding_each_other_draw() -> None:
+    g = _graph("loop-pair", 2)
+    assert _on_loop(g) == (True, True)
+    assert _forced_outcomes(g) == {("P0:drawn P1:drawn", "104.4b")}
+
+
+def test_a_may_in_the_loop_lets_its_controller_stop_it() -> None:
+    g = _graph("loop-may", 2)
+    assert _on_loop(g) == (False, True)
+    assert g.oracle is not None and g.oracle.holds("can_leave_cycle", g.states[0])
+    assert not any(g.instances[k].rule.id == "104.4b" for _, _, k in g.edges())
+    cycle = g.oracle.cycle(0, mandatory=False)
+    optional = {(g.instances[k].rule.id, g.instances[k].actor) for _, k in cycle
+                if g.instances[k].rule.kind == "optional"}
+    assert optional == {("603.5", 0)}  # only P0's "may" keeps it going
+
+
+def test_a_loop_that_draws_each_time_round_decks_that_player() -> None:
+    g = _graph("loop-draw", 2)
+    assert _on_loop(g) == (False, False)
+    assert _forced_outcomes(g) == {("P0:won P1:lost", "104.1 104.3(P1) 104.2a(P0)")}
+    # P1 lost because the loop made them draw from an empty library (121.4, then 704.5b)
+    assert any(g.instances[k].rule.id == "121.4" and g.instances[k].actor == 1 for _, _, k in g.edges())
+    assert not any(g.instances[k].rule.id in ("119.3/lose", "104.3e/effect") for _, _, k in g.edges())
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_an_equal_drain_ends_in_a_simultaneous_loss_not_a_loop(n: int) -> None:
+    g = _graph("loop-drain-all", n)
+    assert _on_loop(g) == (False, False)
+    [(who, why)] = _forced_outcomes(g)
+    assert who == " ".join(f"P{p}:drawn" for p in range(n))
+    assert why.startswith("104.1 104.4a ") and "104.4b" not in why  # all lose at once: 104.4a
+
+
+def test_a_drain_against_a_player_who_cant_lose_meets_the_bound_explicitly() -> None:
+    g = _graph("loop-cant-lose", 2)
+    assert g.cut_vars["life"] > 0  # the drain runs into the life bound: no cycle in the graph
+    assert _on_loop(g) == (False, False)
+
+
+def test_z3_finds_the_drain_against_a_player_who_cant_lose_without_bounds() -> None:
+    config = next(c for c in MODEL.configs if c.name == "loop-cant-lose")
+    sym = SymbolicChecker(MODEL, config, 2, depth=14)
+    trace, reason = sym._lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
+    assert trace is not None, reason
+    assert trace.loop_start is not None and closes(trace)
+    life = trace.layout.base["life"] + 1
+    start, end = trace.states[trace.loop_start], trace.states[-1]
+    assert end[life] < start[life] <= 0  # P1's life drifts down, past every threshold: 104.4b
+
+
+def test_z3_lasso_matches_the_mandatory_loop_of_the_explicit_graph() -> None:
+    config = next(c for c in MODEL.configs if c.name == "loop-pair")
+    sym = SymbolicChecker(MODEL, config, 2, bounded=True, depth=14)
+    trace, reason = sym._lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
+    assert trace is not None, reason
+    g = _graph("loop-pair", 2)
+    assert g.oracle is not None
+    cycle_states = trace.states[trace.loop_start:]
+    assert all(g.oracle.holds("mandatory_loop", s) for s in cycle_states)
+    assert len(cycle_states) - 1 == len(g.oracle.cycle(g.index[cycle_states[0]], mandatory=True))
+
+
+def test_only_the_third_player_can_stop_the_loop() -> None:
+    g = _graph("loop-third-player", 3)
+    assert _on_loop(g) == (False, True)
+    assert g.oracle is not None
+    cycle = g.oracle.cycle(0, mandatory=False)
+    optional = {g.instances[k].actor for _, k in cycle if g.instances[k].rule.kind == "optional"}
+    assert optional == {2}
+    assert not any(g.instances[k].rule.id == "104.4b" for _, _, k in g.edges())
+
+
+def test_an_unrelated_option_neither_prevents_the_draw_nor_must_be_used() -> None:
+    g = _graph("loop-unrelated-option", 2)
+    assert g.oracle is not None
+    s0 = g.states[0]
+    assert _on_loop(g) == (True, True) and g.oracle.holds("optional_available", s0)
+    assert ("P0:drawn P1:drawn", "104.4b") in _forced_outcomes(g)
+    # using the ability breaks the loop: after Banisher resolves, Echo is gone and play moves on
+    in_play = g.layout.base["in_play"]
+    exiled = [i for i, s in enumerate(g.states) if not s[in_play]]
+    assert exiled and not any(g.oracle.holds("mandatory_loop", g.states[i]) for i in exiled)
+
+
+def _uses(model: Model, rule: str) -> bool:
+    return any(r.id == rule for r in model.rules)
+
+
+def test_the_loop_rule_is_a_rule_of_the_model() -> None:
+    rule = MODEL.rule("104.4b")
+    assert rule.graph and rule.kind == "mandatory" and _uses(MODEL, "104.4b")
