@@ -417,8 +417,8 @@ class _Loader:
             init = {name: s for name, s in ((n, self.init_spec(f, at + ("init", n), n, v, vocab, bounds, card_names))
                                             for n, v in spec.get("init", {}).items()) if s is not None}
             cards: list[dict[str, InitSpec]] = []
-            for c, table in enumerate(spec.get("card", [])):
-                card_at = at + ("card", c)
+            for ci, table in enumerate(spec.get("card", [])):
+                card_at = at + ("card", ci)
                 values: dict[str, InitSpec] = {}
                 for n, v in (table.items() if isinstance(table, dict) else ()):
                     if n == "name":

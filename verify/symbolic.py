@@ -302,7 +302,7 @@ class SymbolicChecker:
                         "the explored graph (explicit engine)", None, None)
             trace, reason = self._lasso(prop, kind, violation=True)
             if trace is not None:
-                return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {trace.loop_start + 1} "
+                return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {(trace.loop_start or 0) + 1} "
                         f"of {len(trace.steps)} ({scope})", trace, None)
             why = f"({reason})" if reason else f"within {self.depth} steps"
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
