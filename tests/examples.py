@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Player values, seats 0..2
 STATE = {
-    "phase": "draw", "active": 1, "would_draw": False,
+    "phase": "draw", "active": 1, "would_draw": False, "stack": 0,
     "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4], "to_draw": [1, 0, 2],
     "drew_from_empty": [True, False, False], "would_lose": [False, True, False],
     "would_win": [False, False, True], "status": ["playing", "playing", "lost"],

@@ -1,11 +1,14 @@
 """Both engines give the same verdict for every property on small bounds: explicit exploration
 against Z3 with the same bounds, on the bundled model and on every broken copy.
 
-Properties that ask about the play graph, and the configurations with abstract cards, are
-cross-checked by the lasso tests of tests/test_loops.py instead (Z3 proves those properties
-for every play graph, or finds lassos; it never explores the graph itself)."""
+Both run on the rules that do not ask about the play graph. Z3 lets a loop rule fire wherever
+some play graph could allow it, which is sound for proofs but not exact, so with the loop rule in
+place a bounded Z3 run may say unknown where exploration says holds. Properties that ask about
+the play graph, and the configurations with abstract cards, are cross-checked by the lasso tests
+of tests/test_loops.py instead."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +27,10 @@ MODELS = [ROOT / "model"] + [s.path for s in brokenmodels.specs()]
 
 @pytest.mark.parametrize("root", MODELS, ids=[p.name for p in MODELS])
 def test_explicit_and_z3_agree(root: Path) -> None:
-    model = load_model(root)
+    full = load_model(root)
+    model = replace(full, rules=tuple(r for r in full.rules if not r.graph),
+                    properties=tuple(p for p in full.properties
+                                     if not (mentions_graph(p.when) or mentions_graph(p.then))))
     disagreements = []
     for config in model.configs:
         if config.cards:
@@ -34,8 +40,6 @@ def test_explicit_and_z3_agree(root: Path) -> None:
             ctx = GraphContext(graph)
             sym = SymbolicChecker(model, config, n, bounded=True)
             for prop in model.properties:
-                if mentions_graph(prop.when) or mentions_graph(prop.then):
-                    continue
                 e, z = check_explicit(graph, prop, ctx), sym.check(prop)
                 e_len = len(e.trace.steps) if e.trace else None
                 z_len = len(z.trace.steps) if z.trace else None

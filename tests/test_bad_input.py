@@ -685,3 +685,31 @@ def test_location_after_escape_sequence(model_copy: Path) -> None:
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "rules/704-sba.toml", *position(text, "lief"), "'lief'")
+
+
+# -- cards and rankings ---------------------------------------------------------------------
+
+def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
+    old = '''then 1 else 23)'''
+    text = edit(model_copy, "configs.toml", old, '''then true else 23)''')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    d = expect_diag(run, model_copy, "configs.toml", *position(text, "(if any(q in players: to_draw[q] > 0) then true", 1),
+                    "'if' branches differ")
+    assert d.code == "type"
+
+
+def test_card_naming_an_unknown_card(model_copy: Path) -> None:
+    text = edit(model_copy, "configs.toml", 'watches = "Spur"', 'watches = "Spurr"')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'watches = "Spurr"'),
+                "names a card of this configuration", "did you mean 'Spur'")
+
+
+def test_card_variable_on_a_seat_is_not_a_card_variable(model_copy: Path) -> None:
+    text = edit(model_copy, "configs.toml", 'name = "Leech"\ncontroller = 0', 'name = "Leech"\ncontrol = 0')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'control = 0'),
+                "'control' is not a card variable", "did you mean 'controller'")

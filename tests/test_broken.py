@@ -67,7 +67,8 @@ def test_explicit_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
 @pytest.mark.parametrize("spec", [b for b in VIOLATED if b.z3], ids=_ids([b for b in VIOLATED if b.z3]))
 def test_z3_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
     model = load_model(spec.path)
-    [result] = check(model, [model.property(spec.property)], Options(engine="z3"))
+    configs = (spec.z3_config,) if spec.z3_config else None
+    [result] = check(model, [model.property(spec.property)], Options(engine="z3", configs=configs))
     assert result.verdict is Verdict.VIOLATED
     assert result.trace is not None and _violates(result.trace, spec)
 

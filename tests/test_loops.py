@@ -3,15 +3,22 @@ loop; its expected outcome and the rule that decides it are stated here (104.4b,
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import pytest
 
+from verify.evaluate import Compiler
 from verify.explore import StateGraph, explore
 from verify.loader import load_model
-from verify.model import LOOP_KINDS, Model
+from verify.model import LOOP_KINDS
 from verify.properties import explain
+from verify.report import trace_dot, trace_itf, trace_markdown, trace_text
+from verify.runner import Options, check
 from verify.symbolic import SymbolicChecker
 from verify.trace import closes
+from verify.verdict import Verdict
+
+from conftest import ROOT
 
 MODEL = load_model()
 
@@ -35,7 +42,6 @@ def _forced_outcomes(g: StateGraph) -> set[tuple[str, str]]:
     queue = deque(seen)
     out: set[tuple[str, str]] = set()
     terminal = set(g.terminal())
-    from verify.evaluate import Compiler
     comp = Compiler(g.model, lay, g.config.params, g.is_terminal(), g.oracle)
     while queue:
         a = queue.popleft()
@@ -143,10 +149,58 @@ def test_an_unrelated_option_neither_prevents_the_draw_nor_must_be_used() -> Non
     assert exiled and not any(g.oracle.holds("mandatory_loop", g.states[i]) for i in exiled)
 
 
-def _uses(model: Model, rule: str) -> bool:
-    return any(r.id == rule for r in model.rules)
-
-
 def test_the_loop_rule_is_a_rule_of_the_model() -> None:
     rule = MODEL.rule("104.4b")
-    assert rule.graph and rule.kind == "mandatory" and _uses(MODEL, "104.4b")
+    assert rule.graph and rule.kind == "mandatory" and "mandatory_loop" in rule.when_src
+
+
+LOOP_CONFIGS = [(c.name, n) for c in MODEL.configs if c.cards for n in c.players]
+
+
+@pytest.mark.parametrize("name,n", LOOP_CONFIGS, ids=[f"{c}-{n}p" for c, n in LOOP_CONFIGS])
+def test_z3_lassos_find_exactly_the_mandatory_loops_of_the_explored_graph(name: str, n: int) -> None:
+    """Bounded (same bounds, exact state matching): Z3 finds a mandatory lasso if and only if the
+    strongly connected components of the explored graph have a reachable mandatory loop, and
+    every state of its cycle lies on one."""
+    g = _graph(name, n)
+    assert g.oracle is not None
+    explicit = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
+    config = next(c for c in MODEL.configs if c.name == name)
+    sym = SymbolicChecker(MODEL, config, n, bounded=True, depth=10)
+    prop = MODEL.property("mandatory-loops-draw")
+    trace, reason = sym._lasso(prop, "mandatory_loop", violation=False)
+    assert reason is None
+    assert (trace is not None) == bool([s for s in explicit if s[g.layout.base["phase"]] == 0])
+    if trace is not None:
+        assert trace.loop_start is not None and trace.final == trace.states[trace.loop_start]
+        assert all(g.oracle.holds("mandatory_loop", s) for s in trace.states[trace.loop_start:])
+
+
+def test_a_proved_ranking_settles_loop_properties_where_only_z3_goes() -> None:
+    config = next(c for c in MODEL.configs if c.name == "multiplayer")
+    assert config.ranking and not config.explores(8)
+    sym = SymbolicChecker(MODEL, config, 8)
+    assert sym.termination() is not None and "ranking measure is proved" in (sym.termination() or "")
+    result = sym.check(MODEL.property("optional-loops-escape"))
+    assert result.verdict is Verdict.VACUOUS, result.method  # no state of any 8-player game is on a cycle
+
+
+def test_a_wrong_ranking_is_not_proved() -> None:
+    config = next(c for c in MODEL.configs if c.name == "multiplayer")
+    wrong = replace(config, ranking=config.ranking[1:])  # the phase order alone goes round in circles
+    sym = SymbolicChecker(MODEL, wrong, 3)
+    assert sym.termination() is None
+    assert sym.check(MODEL.property("optional-loops-escape")).verdict is Verdict.UNKNOWN
+
+
+def test_lasso_counterexamples_are_written_with_their_loop() -> None:
+    """A copy where loops never draw: its lasso in text, Markdown, ITF JSON and DOT."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "loops-never-draw")
+    [result] = check(model, [model.property("mandatory-loops-draw")], Options(engine="explicit"))
+    trace = result.trace
+    assert result.verdict is Verdict.VIOLATED and trace is not None and trace.loop_start is not None
+    assert trace.final == trace.states[trace.loop_start]
+    assert "loop starts here" in trace_text(trace) and "repeat forever" in trace_text(trace)
+    assert "repeat forever" in trace_markdown(trace)
+    assert trace_itf(trace)["loop"] == trace.loop_start
+    assert f"-> s{trace.loop_start} [style=dashed" in trace_dot(trace)

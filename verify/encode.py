@@ -234,6 +234,8 @@ class TransitionSystem:
         self.ctx = z3.Context()
         self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
         self._frames: dict[str, Frame] = {}
+        self._afters: dict[tuple[str, int], _After] = {}
+        self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.uses_graph = any(r.graph for r in model.rules) or any(
             mentions_graph(e) for p in model.properties for e in (p.when, p.then))
 
@@ -252,7 +254,7 @@ class TransitionSystem:
         """Some rule can fire in *s* (whatever the bounds say: as the explicit 'terminal')."""
         return z3.Or([self.guard(i, s) for i in self.insts]) if self.insts else z3.BoolVal(False, self.ctx)
 
-    def domain(self, s: Frame) -> Any:
+    def domain(self, s: Frame, *, graph: bool = True) -> Any:
         """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
 
         Fixed effects keep the values the configuration gives them (no rule may
@@ -279,7 +281,7 @@ class TransitionSystem:
                 if self.bounded and var in self.config.bounds:
                     lo, hi = self.config.bounds[var]
                     cs += [s[k] >= lo, s[k] <= hi]
-        if self.uses_graph:
+        if self.uses_graph and graph:  # bounded searches without graph rules need no graph facts
             cs.append(self.graph_axioms(s))
         return z3.And(cs)
 
@@ -321,23 +323,31 @@ class TransitionSystem:
     def graph_axioms(self, s: Frame) -> Any:
         """What holds of the graph names in every play graph: a state on a mandatory loop is on
         a cycle, and a state on a cycle has a successor of the cycle's kind."""
-        def some(kinds: tuple[str, ...]) -> Any:
-            g = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
-            return z3.Or(g) if g else z3.BoolVal(False, self.ctx)
+        def onward(kinds: tuple[str, ...]) -> Any:
+            """Some step of these kinds can be taken (a state on a cycle has a successor on it)."""
+            out = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
+            return z3.Or(out) if out else z3.BoolVal(False, self.ctx)
         loop, cyc = self.graph_name("mandatory_loop", s), self.graph_name("in_cycle", s)
-        return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, some(PLAY_KINDS)),
-                      z3.Implies(loop, some(LOOP_KINDS)))
+        if self.acyclic:  # a proved ranking: no play goes on forever, so no state is on a cycle
+            return z3.And(z3.Not(loop), z3.Not(cyc))
+        return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
+                      z3.Implies(loop, onward(LOOP_KINDS)))
+
+    def _after(self, s: Frame, inst: Instance) -> "_After":
+        """The state *inst* leads to from *s* (kept, so its identity is stable for memoised terms)."""
+        key = (s.tag, inst.index)
+        if key not in self._afters:
+            self._afters[key] = _After(s, self.enc.update(inst.rule.then, self._env(inst), s), inst.index)
+        return self._afters[key]
 
     def some_successor(self, body: Any, s: Frame) -> Any:
         """next(e): some rule instance enabled in *s* leads to a state where *body* holds."""
         disj = []
         for inst in self.insts:
-            upd = self.enc.update(inst.rule.then, self._env(inst), s)
-            after = _After(s, upd)
-            disj.append(z3.And(self.guard(inst, s), body(after)))
+            disj.append(z3.And(self.guard(inst, s), body(self._after(s, inst))))
         return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
 
-    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True) -> Any:
+    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True, concessions: bool = True) -> Any:
         """T(s, t) with the chosen instance number in *act*.
 
         Rules whose guard asks about the play graph fire nondeterministically here
@@ -346,7 +356,7 @@ class TransitionSystem:
         """
         disj = []
         for inst in self.insts:
-            if inst.rule.graph and not graph_rules:
+            if (inst.rule.graph and not graph_rules) or (inst.rule.kind == "concession" and not concessions):
                 continue
             upd = self.enc.update(inst.rule.then, self._env(inst), s)
             eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
@@ -360,8 +370,8 @@ class TransitionSystem:
 class _After:
     """The state a rule instance leads to, as a frame: written slots, else the old values."""
 
-    def __init__(self, s: Frame, upd: dict[int, Any]):
-        self.s, self.upd, self.tag = s, upd, s.tag + "'"
+    def __init__(self, s: Frame, upd: dict[int, Any], index: int):
+        self.s, self.upd, self.tag = s, upd, f"{s.tag}>{index}"
 
     def __getitem__(self, k: int) -> Any:
         return self.upd.get(k, self.s[k])

@@ -12,7 +12,7 @@ from .errors import SourceLoc
 
 __all__ = [
     "Expr", "Stmt", "Lit", "Var", "Call", "Unary", "Binary", "Member", "Ite", "Quant",
-    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS",
+    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names",
 ]
 
 NOWHERE = SourceLoc("<builtin>")
@@ -125,3 +125,30 @@ class ForAll:
 
 
 Stmt = Union[Assign, ForAll]
+
+
+def children(node: object) -> list[object]:
+    """The nodes directly inside *node* (its source location aside)."""
+    out: list[object] = []
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name == "loc":
+            continue
+        value = getattr(node, name)
+        for child in (value if isinstance(value, tuple) else (value,)):
+            if hasattr(child, "__dataclass_fields__"):
+                out.append(child)
+    return out
+
+
+def names(node: object) -> set[str]:
+    """Every plain name (a variable without index or prime) and every called function in *node*."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Var) and n.index is None and not n.primed:
+            out.add(n.name)
+        elif isinstance(n, Call):
+            out.add(n.func)
+        stack.extend(children(n))
+    return out

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
-from .expr import Call, Lit, Stmt, Var
+from .expr import Call, Expr, Lit, Stmt, Var, names
 from .model import (CLAUSE_KINDS, GRAPH_NAMES, LOOP_NAMES, PROPERTY_KINDS, TRANSITION_KINDS, Config,
                     InitSpec, Model,
                     ParamDecl, PredDecl, Property, Rule, VarDecl, Vocabulary)
@@ -288,7 +288,7 @@ class _Loader:
         checker.check_stmts(then, Scope(frozenset(bound), cards=cards))
         if not ok:
             return None
-        graph = bool(_names(when) & set(LOOP_NAMES))
+        graph = bool(names(when) & set(LOOP_NAMES))
         return Rule(rid, cites, spec["text"], kind, actor, defines, when, then, spec["when"],
                     spec.get("then", ""), f.loc(*at, "id"), card, graph)
 
@@ -360,7 +360,8 @@ class _Loader:
         for i, spec in enumerate(_array(f.data, "config")):
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
-                       "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list}
+                       "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list,
+                       "ranking": list}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -453,6 +454,15 @@ class _Loader:
                         self.warn(f.loc(*at, "actions"), "unknown-rule",
                                   f"'{a}' is not an optional rule of this model{suggest(str(a), optional)}; "
                                   "configuration '" + spec["name"] + "' leaves it out")
+            ranking: list[Expr] = []
+            checker = TypeChecker(vocab, self.diags)
+            for r, text in enumerate(spec.get("ranking", [])):
+                if not isinstance(text, str):
+                    self.err(f.loc(*at, "ranking"), "type", "'ranking' lists integer expressions, as strings")
+                    continue
+                expr = self.parse(f, at + ("ranking", r), text, parse_expr)
+                if expr is not None and checker.check_expr(expr, Scope(), want="int") is not None:
+                    ranking.append(expr)
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -475,7 +485,7 @@ class _Loader:
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
-                              tuple(cards), card_names))
+                              tuple(cards), card_names, tuple(ranking)))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:
@@ -582,26 +592,6 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _array(data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key, [])
     return value if isinstance(value, list) else []
-
-
-def _names(expr: Any) -> set[str]:
-    """Every plain name an expression mentions."""
-    out: set[str] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Var) and node.index is None and not node.primed:
-            out.add(node.name)
-        if hasattr(node, "__dataclass_fields__"):
-            for name in node.__dataclass_fields__:
-                if name == "loc":
-                    continue
-                value = getattr(node, name)
-                if isinstance(value, tuple):
-                    stack.extend(value)
-                elif value is not None and hasattr(value, "__dataclass_fields__"):
-                    stack.append(value)
-    return out
 
 
 def _called(expr: Any, preds: set[str]) -> set[str]:

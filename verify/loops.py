@@ -15,33 +15,24 @@ from typing import TYPE_CHECKING, Iterable
 
 import networkx as nx
 
-from .expr import Call, Var
+from .expr import names
 from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS
 from .state import State
 
 if TYPE_CHECKING:
     from .explore import StateGraph
 
-__all__ = ["PlayGraph", "mentions_graph"]
+__all__ = ["PlayGraph", "mentions_graph", "graph_names"]
+
+
+def graph_names(e: object) -> set[str]:
+    """The graph names an expression asks about ('next' for next(...))."""
+    return names(e) & (set(GRAPH_NAMES) | {"next"})
 
 
 def mentions_graph(e: object) -> bool:
     """Whether an expression asks about the play graph (a graph name or next(...))."""
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Var) and node.name in GRAPH_NAMES and node.index is None:
-            return True
-        if isinstance(node, Call) and node.func == "next":
-            return True
-        fields = getattr(node, "__dataclass_fields__", {})
-        for name in fields:
-            value = getattr(node, name)
-            if name != "loc" and isinstance(value, tuple):
-                stack.extend(value)
-            elif name != "loc" and hasattr(value, "__dataclass_fields__"):
-                stack.append(value)
-    return False
+    return bool(graph_names(e))
 
 
 class PlayGraph:
@@ -51,13 +42,12 @@ class PlayGraph:
     def __init__(self, graph: "StateGraph"):
         self.graph = graph
         insts = graph.instances
-        n = len(graph.states)
         loop_edges = [(a, b) for a, b, k in graph.edges()
                       if not insts[k].rule.graph and insts[k].rule.kind in LOOP_KINDS]
         play_edges = [(a, b) for a, b, k in graph.edges()
                       if not insts[k].rule.graph and insts[k].rule.kind in PLAY_KINDS]
-        self.loop_comp = _cyclic(n, loop_edges)
-        self.play_comp = _cyclic(n, play_edges)
+        self.loop_comp = _cyclic(loop_edges)
+        self.play_comp = _cyclic(play_edges)
         # A component can be left when some step other than conceding goes outside it.
         leaves: set[int] = set()
         for a, b, k in graph.edges():
@@ -125,7 +115,7 @@ class PlayGraph:
         return []
 
 
-def _cyclic(n: int, edges: list[tuple[int, int]]) -> dict[int, int]:
+def _cyclic(edges: list[tuple[int, int]]) -> dict[int, int]:
     """node -> component number, for the nodes of components with a cycle."""
     g = nx.DiGraph()
     g.add_edges_from(edges)

@@ -174,6 +174,9 @@ class Config:
     explore_players: tuple[int, ...] | None = None  # player counts explored explicitly (None: all)
     cards: tuple[Mapping[str, InitSpec], ...] = ()  # the abstract cards: values of the card variables
     card_names: tuple[str, ...] = ()
+    # A lexicographic ranking measure: every step of play but conceding decreases it (or ends
+    # the game), and it stays >= 0; Z3 proves it, and then no play can go on forever.
+    ranking: tuple[Expr, ...] = ()
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players (Z3 covers every count)."""

@@ -7,7 +7,7 @@ from itertools import product
 
 from .evaluate import Compiler, Fn, Instance
 from .explore import StateGraph
-from .expr import Call, ForAll, Quant, Var
+from .expr import Call, ForAll, Quant, Var, names
 from .model import Model, Property
 from .state import State
 from .trace import Trace, replay, trace_from_path
@@ -97,21 +97,7 @@ def _because(ctx: GraphContext, path: list[tuple[int, int]]) -> dict[int, tuple[
 
 def _asks_loops(prop: Property) -> bool:
     """Whether a state property's premise asks about loops: its traces are then lassos."""
-    return prop.kind == "state" and bool(_names(prop.when) & {"mandatory_loop", "in_cycle"})
-
-
-def _names(e: object) -> set[str]:
-    out: set[str] = set()
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Var):
-            out.add(node.name)
-        for f in getattr(node, "__dataclass_fields__", {}):
-            v = getattr(node, f)
-            if f != "loc":
-                stack.extend(v if isinstance(v, tuple) else (v,))
-    return out
+    return prop.kind == "state" and bool(names(prop.when) & {"mandatory_loop", "in_cycle"})
 
 
 def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role: str, point: str,

@@ -29,6 +29,16 @@ def _step_lines(trace: Trace) -> list[tuple[int, str, str, str, str, list[tuple[
     return rows
 
 
+def _loop_note(trace: Trace) -> str:
+    """Where a lasso returns: the state before its first cycle step, exactly or up to drift."""
+    assert trace.loop_start is not None
+    first, last = trace.states[trace.loop_start], trace.final
+    how = "the same state" if first == last else "the same state up to counters no rule can tell apart (" + ", ".join(
+        f"{n}: {a}->{b}" for n, a, b in trace.layout.changes(first, last)) + ")"
+    return (f"loop: after step {len(trace.steps)} play is back at the state before step {trace.loop_start + 1}, "
+            f"{how}; steps {trace.loop_start + 1}-{len(trace.steps)} repeat forever")
+
+
 def trace_text(trace: Trace) -> str:
     """A trace as a script: the start, one line per step, then what it shows.
 
@@ -44,6 +54,8 @@ def trace_text(trace: Trace) -> str:
         marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
         by = f"  [by {because}]" if because else ""
         lines.append(f"  step {i:>2}  [{rule}] {who}, {mand}: {changed}{by}{marker}")
+    if trace.loop_start is not None:
+        lines.append(f"  {_loop_note(trace)}")
     lines.append(f"  {trace.message}")
     return "\n".join(lines)
 
@@ -58,6 +70,8 @@ def trace_markdown(trace: Trace) -> str:
         changed = "<br>".join(f"`{n}`: {a} → {b}" for n, a, b in changes) or "(no change)"
         by = f" (by {because})" if because else ""
         out.append(f"| {i} | {rule}{by} | {who} | {mand} | {changed} |")
+    if trace.loop_start is not None:
+        out += ["", _loop_note(trace) + "."]
     out += ["", f"Result: {trace.message}."]
     return "\n".join(out)
 

@@ -70,6 +70,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     props = list(properties)
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
     witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
+    refuted: set[str] = set()  # one counterexample is enough too: later games skip the property
     deadline = None if options.total_budget_s is None else time.perf_counter() + options.total_budget_s
     for name, n in games(model, options):
         config = next(c for c in model.configs if c.name == name)
@@ -78,20 +79,28 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
             graph = explore(model, config, n)
             ctx = GraphContext(graph)
             for p in props:
+                if p.id in refuted:
+                    continue
                 result = check_explicit(graph, p, ctx)
                 per[p.id].append(result)
                 if result.verdict is not Verdict.UNKNOWN:
                     settled.add(p.id)
+                if result.verdict is Verdict.VIOLATED:
+                    refuted.add(p.id)
         if options.engine in ("both", "z3"):
             budget = options.search_budget_s if options.engine == "both" else None
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                                   timeout_ms=options.timeout_ms, search_budget_s=budget, deadline=deadline)
             for p in props:
+                if p.id in refuted and p.id not in settled:
+                    continue
                 result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
                                    search=p.id not in settled)
                 per[p.id].append(result)
                 if result.witness is not None:
                     witnessed.add(p.id)
+                if result.verdict is Verdict.VIOLATED:
+                    refuted.add(p.id)
     return [combine(p, per[p.id]) for p in props]
 
 

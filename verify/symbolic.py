@@ -13,10 +13,11 @@ from typing import Any
 import z3
 
 from .evaluate import Compiler, instances
-from .expr import Binary, Call, Var
+from .expr import Binary
 from .encode import Frame, TransitionSystem
 from .drift import Drift
-from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, Property
+from .loops import graph_names
+from .model import LOOP_KINDS, PLAY_KINDS, Config, Model, Property
 from .properties import explain
 from .state import Layout, State
 from .trace import Step, Trace, replay
@@ -45,23 +46,6 @@ class _Lemma:
     then: Any
 
 
-def _graph_names(e: Any) -> set[str]:
-    """The graph names (and 'next') an expression uses."""
-    out: set[str] = set()
-    stack = [e]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Var) and node.name in GRAPH_NAMES and node.index is None:
-            out.add(node.name)
-        if isinstance(node, Call) and node.func == "next":
-            out.add("next")
-        for f in getattr(node, "__dataclass_fields__", {}):
-            v = getattr(node, f)
-            if f != "loc":
-                stack.extend(c for c in (v if isinstance(v, tuple) else (v,)) if hasattr(c, "__dataclass_fields__"))
-    return out
-
-
 def _conjuncts(e: Any) -> list[Any]:
     if isinstance(e, Binary) and e.op == "and":
         return _conjuncts(e.left) + _conjuncts(e.right)
@@ -81,6 +65,7 @@ class SymbolicChecker:
                  search_budget_s: float | None = None, deadline: float | None = None):
         self.model, self.config, self.n = model, config, n
         self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
+        self.lasso_depth = 2 * depth  # a loop goes once round a cycle: longer than most counterexamples
         self.search_budget_s = search_budget_s  # wall-clock limit of one bounded search
         # Time limits: timeout_ms for all of one property's queries; deadline (a perf_counter
         # instant) for the whole run, shared by every checker of the run.
@@ -91,6 +76,8 @@ class SymbolicChecker:
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
         self.compiler = Compiler(model, self.layout, config.params, self._terminal)
         self._proved: dict[str, str] | None = None
+        self._termination: str | None = None
+        self._houdini_acyclic = False
         self._invariant_ids: list[str] = []
         self._steps: list[Any] = []
 
@@ -209,13 +196,13 @@ class SymbolicChecker:
         frames = [self.ts.frame("0")]
         acts: list[Any] = []
         sol = self._solver()
-        sol.add(self.ts.domain(frames[0]), self.ts.init(frames[0]))
+        sol.add(self.ts.domain(frames[0], graph=False), self.ts.init(frames[0]))
         start = 1 if step_goal else 0
         for k in range(self.depth + 1):
             if k > 0:
                 f = self.ts.frame(str(k))
                 a = z3.Int(f"act@{k - 1}", self.ts.ctx)
-                sol.add(self.ts.domain(f), self.ts.step(frames[-1], f, a, graph_rules=False))
+                sol.add(self.ts.domain(f, graph=False), self.ts.step(frames[-1], f, a, graph_rules=False))
                 frames.append(f)
                 acts.append(a)
             if k < start:
@@ -290,6 +277,47 @@ class SymbolicChecker:
                                f"violates {prop.id}{who}: {prop.title}", player), None
         return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}", player), None
 
+    def termination(self) -> str | None:
+        """Prove the configuration's ranking measure, once: every step of play but conceding,
+        from a state meeting the proved invariants, ends the game or decreases the measure
+        lexicographically, and the measure stays >= 0. Then no play goes on forever, no state
+        is on a cycle, and the graph names are known to be false. Returns how, or None."""
+        if self._termination is not None:
+            return self._termination or None
+        self._termination = ""
+        ranking = self.config.ranking
+        if not ranking:
+            return None
+        s, t = self.ts.frame("s"), self.ts.frame("t")
+        ms = [self.ts.prop(e, {}, s) for e in ranking]
+        mt = [self.ts.prop(e, {}, t) for e in ranking]
+        decrease = z3.BoolVal(False, self.ts.ctx)
+        for i in reversed(range(len(ranking))):
+            decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
+        play = [i for i in self.insts if not i.rule.graph and i.rule.kind != "concession"]
+        start = time.perf_counter()
+        inv = self._inv(s)
+        sol = self._solver()
+        sol.add(self.ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
+        if sol.check() != z3.unsat:
+            return None
+        goes_on = z3.Or([self.ts.guard(i, t) for i in play] or [z3.BoolVal(False, self.ts.ctx)])
+        for inst in play:  # a fresh query per rule instance, the successor substituted in
+            upd = self.ts.enc.update(inst.rule.then, inst.env(), s)
+            pairs = [(t[k], upd.get(k, s[k])) for k in range(len(self.layout.names))]
+            for extra in ([], [goes_on]):  # a step into a state with no step of play may go up
+                sol = self._solver()
+                sol.add(self.ts.domain(s), inv, self.ts.guard(inst, s),
+                        *[z3.substitute(c, *pairs) for c in [self.ts.domain(t), z3.Not(decrease), *extra]])
+                if sol.check() == z3.unsat:
+                    break
+            else:
+                return None
+        self._termination = (f"play always ends: its ranking measure is proved "
+                             f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
+        self.ts.acyclic = True
+        return self._termination
+
     def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool
                      ) -> tuple[Verdict, str, Trace | None, Trace | None]:
         """A property that asks about the play graph: proofs treat the graph names as unknowns
@@ -304,9 +332,10 @@ class SymbolicChecker:
             if trace is not None:
                 return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {(trace.loop_start or 0) + 1} "
                         f"of {len(trace.steps)} ({scope})", trace, None)
-            why = f"({reason})" if reason else f"within {self.depth} steps"
+            why = f"({reason})" if reason else f"within {self.lasso_depth} steps"
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
-        proof += " (for every play graph)"
+        ends = self.termination()
+        proof += f" ({ends})" if ends else " (for every play graph)"
         if witness and self._premise_unreachable(prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
                                      f"proved invariants meets it ({scope})"), None, None
@@ -316,7 +345,7 @@ class SymbolicChecker:
             return Verdict.HOLDS, f"{proof} ({scope}); its witness needs the explored graph", None, None
         wtrace, reason = self._lasso(prop, kind, violation=False)
         if wtrace is None:
-            why = f"Z3 gave up: {reason}" if reason else f"no lasso within {self.depth} steps"
+            why = f"Z3 gave up: {reason}" if reason else f"no lasso within {self.lasso_depth} steps"
             return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", None, None
         return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace
 
@@ -324,9 +353,9 @@ class SymbolicChecker:
     def _lasso_kind(self, prop: Property) -> str | None:
         """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: its premise
         asks for that kind of loop and it uses no other graph name a lasso cannot settle."""
-        names = _graph_names(prop.when) | _graph_names(prop.then)
+        names = graph_names(prop.when) | graph_names(prop.then)
         for kind in ("mandatory_loop", "in_cycle"):
-            if kind in _graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
+            if kind in graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
                 return kind
         return None
 
@@ -346,7 +375,7 @@ class SymbolicChecker:
         sol = self._solver()
         sol.add(ts.domain(frames[0]), ts.init(frames[0]))
         loop = z3.Int("loop", ts.ctx)
-        for k in range(1, self.depth + 1):
+        for k in range(1, self.lasso_depth + 1):
             f = ts.frame(str(k))
             a = z3.Int(f"act@{k - 1}", ts.ctx)
             sol.add(ts.domain(f), ts.step(frames[-1], f, a, graph_rules=False))
@@ -442,7 +471,8 @@ class SymbolicChecker:
         inv = z3.Function("Reach", *[v.sort() for v in s.vars], z3.BoolSort(ctx))
         fp.register_relation(inv)
         act = z3.Int("act@s", ctx)
-        fp.declare_var(*s.vars, *t.vars, act)
+        graph = [self.ts.graph_name(g, f) for f in (s, t) for g in ("mandatory_loop", "in_cycle", "can_leave_cycle")]
+        fp.declare_var(*s.vars, *t.vars, act, *graph)
         fp.rule(inv(*s.vars), [self.ts.domain(s), self.ts.init(s)])
         fp.rule(inv(*t.vars), [inv(*s.vars), self.ts.domain(t), self.ts.step(s, t, act)])
         bad = z3.Or([z3.Not(self._holds(i, s, t if prop.kind == "step" else None)) for i in self._instances(prop)])
@@ -513,6 +543,10 @@ class SymbolicChecker:
                ) -> tuple[Verdict, str, Trace | None, Trace | None]:
         proof: str | None = None
         scope = self._scope()
+        ends = self.termination() if self.ts.uses_graph else None
+        if ends and not self._houdini_acyclic:
+            self._houdini_acyclic = True
+            self._proved = None  # prove the invariants again, knowing that no state is on a cycle
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
         else:
@@ -528,7 +562,7 @@ class SymbolicChecker:
                 proof = "proved by a one-step query from the proved invariants"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
-        if _graph_names(prop.when) | _graph_names(prop.then):
+        if graph_names(prop.when) | graph_names(prop.then):
             return self._check_graph(prop, proof, witness, search)
         if proof is None and search:
             proof, bad = self._spacer(prop)

@@ -58,8 +58,50 @@ class Positions:
                     start = k.end() + (len(rest) - len(rest.lstrip()))
                     for im in _INLINE_KEY.finditer(line, start + 1):
                         self._pos.setdefault(path + (im.group(1).strip('"'),), (i + 1, im.end() + 1))
-                i = self._skip_multiline(lines, i, rest)
+                if rest.startswith("["):
+                    i = self._scan_array(lines, i, k.end(), path)
+                else:
+                    i = self._skip_multiline(lines, i, rest)
             i += 1
+
+    def _scan_array(self, lines: list[str], i: int, col: int, path: tuple[object, ...]) -> int:
+        """Record where each string element of the array starting at lines[i][col] begins
+        (``path + (index,)``); return the line where the array ends."""
+        depth, index, j = 0, 0, col
+        while i < len(lines):
+            line = lines[i]
+            while j < len(line):
+                ch = line[j]
+                if ch == "#":
+                    break
+                if ch in "\"'":
+                    quote = line[j:j + 3] if line[j:j + 3] in ('"""', "'''") else ch
+                    if depth == 1:
+                        self._pos[path + (index,)] = (i + 1, j + 1)
+                        index += 1
+                    j += len(quote)
+                    while True:  # to the closing quote, possibly on a later line
+                        end = line.find(quote, j)
+                        while quote == '"' and end > 0 and line[end - 1] == "\\":
+                            end = line.find(quote, end + 1)
+                        if end >= 0:
+                            j = end + len(quote)
+                            break
+                        if len(quote) == 1 or i + 1 >= len(lines):
+                            j = len(line)
+                            break
+                        i, j = i + 1, 0
+                        line = lines[i]
+                    continue
+                if ch == "[":
+                    depth += 1
+                elif ch == "]":
+                    depth -= 1
+                    if depth == 0:
+                        return i
+                j += 1
+            i, j = i + 1, 0
+        return len(lines) - 1
 
     def _resolve(self, parts: list[str], counts: dict[tuple[object, ...], int]) -> tuple[object, ...]:
         path: tuple[object, ...] = ()
