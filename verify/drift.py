@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var
+from .expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, children
 from .model import Model
 from .state import Layout, State
 
@@ -99,13 +99,8 @@ class Drift:
                 visit(e.then, self_var)
                 visit(e.other, self_var)
                 return
-            for f in getattr(e, "__dataclass_fields__", {}):
-                if f == "loc":
-                    continue
-                v = getattr(e, f)
-                for child in (v if isinstance(v, tuple) else (v,)):
-                    if hasattr(child, "__dataclass_fields__"):
-                        visit(child, None)
+            for child in children(e):
+                visit(child, None)
 
         for rule in model.rules:
             visit(rule.when, None)
