@@ -77,7 +77,6 @@ class SymbolicChecker:
         self.compiler = Compiler(model, self.layout, config.params, self._terminal)
         self._proved: dict[str, str] | None = None
         self._termination: str | None = None
-        self._houdini_acyclic = False
         self._invariant_ids: list[str] = []
         self._steps: list[Any] = []
 
@@ -279,15 +278,31 @@ class SymbolicChecker:
 
     def termination(self) -> str | None:
         """Prove the configuration's ranking measure, once: every step of play but conceding,
-        from a state meeting the proved invariants, ends the game or decreases the measure
+        from a state meeting the proved invariants, ends play or decreases the measure
         lexicographically, and the measure stays >= 0. Then no play goes on forever, no state
-        is on a cycle, and the graph names are known to be false. Returns how, or None."""
+        is on a cycle, and the graph names are known to be false. Returns how, or None.
+
+        The invariants are proved assuming no state is on a cycle (so rules that need a loop
+        never fire). That is sound: they then hold in every state reachable without those
+        rules; the ranking, proved over those states, shows that none of them is on a cycle,
+        so those rules never fire and the reachable states are the same. If the ranking
+        fails, the assumption is dropped and the invariants are proved again without it.
+        """
         if self._termination is not None:
             return self._termination or None
         self._termination = ""
         ranking = self.config.ranking
         if not ranking:
             return None
+        self.ts.acyclic, self._proved = True, None  # see above: the assumption the ranking discharges
+        proved = self._ranking_holds(ranking)
+        if proved is None:
+            self.ts.acyclic, self._proved = False, None
+            return None
+        self._termination = proved
+        return proved
+
+    def _ranking_holds(self, ranking: tuple[Any, ...]) -> str | None:
         s, t = self.ts.frame("s"), self.ts.frame("t")
         ms = [self.ts.prop(e, {}, s) for e in ranking]
         mt = [self.ts.prop(e, {}, t) for e in ranking]
@@ -313,10 +328,8 @@ class SymbolicChecker:
                     break
             else:
                 return None
-        self._termination = (f"play always ends: its ranking measure is proved "
-                             f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
-        self.ts.acyclic = True
-        return self._termination
+        return (f"play always ends: its ranking measure is proved "
+                f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
 
     def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool
                      ) -> tuple[Verdict, str, Trace | None, Trace | None]:
@@ -543,10 +556,8 @@ class SymbolicChecker:
                ) -> tuple[Verdict, str, Trace | None, Trace | None]:
         proof: str | None = None
         scope = self._scope()
-        ends = self.termination() if self.ts.uses_graph else None
-        if ends and not self._houdini_acyclic:
-            self._houdini_acyclic = True
-            self._proved = None  # prove the invariants again, knowing that no state is on a cycle
+        if self.ts.uses_graph:
+            self.termination()  # first: the invariants depend on its outcome
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
         else:
