@@ -1,6 +1,7 @@
 """Z3 engine details: Spacer's invariant is re-checked; a bogus invariant is rejected."""
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
 import z3
@@ -38,3 +39,25 @@ def test_a_bogus_invariant_does_not_recheck(model) -> None:
     assert not checker._recheck(prop, z3.BoolVal(False, checker.ts.ctx), s, t, act)  # fails in the initial state
     too_weak = z3.BoolVal(True, checker.ts.ctx)  # inductive, but allows a finished game without a winner
     assert not checker._recheck(prop, too_weak, s, t, act)
+
+
+def test_k_induction_proves_what_1_induction_cannot(tmp_path) -> None:
+    # Alone, "a player who would receive priority has life >= 1" is not 1-inductive: a state-based
+    # settle step with a dying player not marked as losing is unreachable but not excluded. Two
+    # steps back there must be the state-based check that marked them: 2-induction proves it.
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy)
+    (copy / "properties.toml").write_text('''[[property]]
+id = "priority-after-check"
+title = "A player who would receive priority has life and is below the poison limit"
+protects = ["704.3", "704.5a"]
+kind = "state"
+when = "phase == priority"
+then = "all(q in players: (status[q] == playing and not cant_lose[q]) implies (life[q] >= 1 and poison[q] < poison_limit))"
+''', encoding="utf-8")
+    model = load_model(copy)
+    duel = next(c for c in model.configs if c.name == "duel")
+    checker = SymbolicChecker(model, duel, 2)
+    assert checker.invariants() == {}
+    result = checker.check(model.properties[0], witness=False)
+    assert result.verdict is Verdict.HOLDS and result.method.startswith("proved by 2-induction"), result.method

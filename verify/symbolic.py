@@ -27,6 +27,7 @@ __all__ = ["SymbolicChecker", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]
 
 DEFAULT_DEPTH = 10
 DEFAULT_TIMEOUT_MS = 20_000
+K_INDUCTION = 3  # k-induction tries k = 2..K_INDUCTION when 1-induction fails
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,31 @@ class SymbolicChecker:
         self._alive = alive
         self._proved = proved
         return proved
+
+    def _k_induction(self, prop: Property, kmax: int = K_INDUCTION) -> str | None:
+        """k-induction for a state property that 1-induction could not prove, k = 2..kmax:
+        it holds in the first k states of every run (base case, over every rule, loop rules
+        firing wherever a play graph could allow them), and k consecutive states where it holds
+        (with the proved invariants) lead only to a state where it holds."""
+        insts = self._instances(prop)
+        for k in range(2, kmax + 1):
+            if self._left_ms() <= 0:
+                return None
+            frames = [self.ts.frame(f"k{i}") for i in range(k + 1)]
+            steps = [self.ts.step(a, b, z3.Int(f"act@k{i}", self.ts.ctx)) for i, (a, b) in
+                     enumerate(zip(frames, frames[1:]))]
+            holds = [z3.And([self._holds(i, f) for i in insts]) for f in frames]
+            base = self._solver()
+            base.add(self.ts.init(frames[0]), *[self.ts.domain(f) for f in frames[:k]], *steps[:k - 1],
+                     z3.Not(z3.And(holds[:k])))
+            if base.check() != z3.unsat:
+                return None  # a violation within k - 1 steps (or Z3 gave up): the search reports it
+            step = self._solver()
+            step.add(*[self.ts.domain(f) for f in frames], *[self._inv(f) for f in frames], *steps,
+                     *holds[:k], z3.Not(holds[k]))
+            if step.check() == z3.unsat:
+                return f"proved by {k}-induction"
+        return None
 
     def _lemma(self, c: _Lemma, s: Frame) -> Any:
         return z3.Implies(self.ts.prop(c.when, c.env, s), self.ts.prop(c.then, c.env, s))
@@ -560,6 +586,8 @@ class SymbolicChecker:
             self.termination()  # first: the invariants depend on its outcome
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
+            if proof is None and not (graph_names(prop.when) | graph_names(prop.then)):
+                proof = self._k_induction(prop)  # graph names are free in every frame: no help there
         else:
             s, t = self.ts.frame("s"), self.ts.frame("t")
             sol = self._solver()
