@@ -16,7 +16,7 @@ import pytest
 import brokenmodels
 from verify.explore import explore
 from verify.loader import load_model
-from verify.loops import mentions_graph
+from verify.loops import property_graph_names
 from verify.properties import GraphContext, check_explicit
 from verify.symbolic import SymbolicChecker
 
@@ -29,8 +29,7 @@ MODELS = [ROOT / "model"] + [s.path for s in brokenmodels.specs()]
 def test_explicit_and_z3_agree(root: Path) -> None:
     full = load_model(root)
     model = replace(full, rules=tuple(r for r in full.rules if not r.graph),
-                    properties=tuple(p for p in full.properties
-                                     if not (mentions_graph(p.when) or mentions_graph(p.then))))
+                    properties=tuple(p for p in full.properties if not property_graph_names(p)))
     disagreements = []
     for config in model.configs:
         if config.cards:

@@ -50,10 +50,10 @@ class Drift:
                 return None if c is None else -c
             return None
 
-        def term(e: Any) -> tuple[str, int] | None:
-            """x[i] + k or x[i] - k, for a counter x: (x, k)."""
+        def term(e: Any) -> tuple[Var, int] | None:
+            """x[i] + k or x[i] - k, for a counter x: (x[i], k)."""
             if isinstance(e, Var) and e.name in ints and not e.primed:
-                return e.name, 0
+                return e, 0
             if isinstance(e, Binary) and e.op in ("+", "-"):
                 inner, c = term(e.left), const(e.right)
                 if inner is not None and c is not None:
@@ -70,13 +70,14 @@ class Drift:
                 for side, other, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
                     t, c = term(side), const(other)
                     if t is not None and c is not None:
-                        x, k = t
+                        var, k = t
                         c -= k  # x + k op c  <=>  x op c - k
                         lo, hi = {"<": (c - 1, c), "<=": (c, c + 1), ">": (c, c + 1), ">=": (c - 1, c),
                                   "==": (c - 1, c + 1), "!=": (c - 1, c + 1)}[op]
-                        lows[x].append(lo)
-                        highs[x].append(hi)
-                        _index(side, visit)
+                        lows[var.name].append(lo)
+                        highs[var.name].append(hi)
+                        if var.index is not None:
+                            visit(var.index, None)
                         return
             if isinstance(e, Var) and e.name in ints:
                 if e.name != self_var:
@@ -132,10 +133,3 @@ class Drift:
                 return False
         return True
 
-
-def _index(e: Any, visit: Any) -> None:
-    """Visit the index expressions inside a counter term."""
-    while isinstance(e, Binary):
-        e = e.left if isinstance(e.left, (Var, Binary)) else e.right
-    if isinstance(e, Var) and e.index is not None:
-        visit(e.index, None)

@@ -14,7 +14,7 @@ import z3
 from .evaluate import Instance
 from .expr import (Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary,
                    Var)
-from .loops import mentions_graph
+from .loops import property_graph_names
 from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model
 from .state import Layout, State, slot_choices
 from .walker import Walker
@@ -236,8 +236,7 @@ class TransitionSystem:
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
-        self.uses_graph = any(r.graph for r in model.rules) or any(
-            mentions_graph(e) for p in model.properties for e in (p.when, p.then))
+        self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
     def frame(self, tag: str) -> Frame:
         if tag not in self._frames:

@@ -17,8 +17,8 @@ import networkx as nx
 
 from .evaluate import Compiler, Instance, instances
 from .expr import Binary, Expr, Member, Var
-from .loops import PlayGraph, mentions_graph
-from .model import Config, Model, Property, mandatoriness
+from .loops import PlayGraph, property_graph_names
+from .model import Config, Model, mandatoriness
 from .state import Layout, State, initial_states
 
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
@@ -182,7 +182,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                     _add(g, node, inst, limit)
         if len(g.states) == before:
             break
-    if loop_rules or any(_mentions_loops(p) for p in model.properties):
+    if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)
         comp.oracle = g.oracle
     return g
@@ -213,10 +213,6 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     g.src.append(i)
     g.dst.append(j)
     g.lab.append(inst.index)
-
-
-def _mentions_loops(prop: Property) -> bool:
-    return mentions_graph(prop.when) or mentions_graph(prop.then)
 
 
 def to_networkx(graph: StateGraph) -> nx.DiGraph:

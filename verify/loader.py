@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
-from .expr import Call, Expr, Lit, Stmt, Var, names
+from .expr import Expr, Lit, Stmt, names
 from .model import (CLAUSE_KINDS, GRAPH_NAMES, LOOP_NAMES, PROPERTY_KINDS, TRANSITION_KINDS, Config,
                     InitSpec, Model,
                     ParamDecl, PredDecl, Property, Rule, VarDecl, Vocabulary)
@@ -564,7 +564,7 @@ class _Loader:
         where: dict[str, SourceLoc] = {}
         for r in rules:
             if r.defines:
-                deps[r.defines] |= _called(r.when, set(vocab.preds))
+                deps[r.defines] |= names(r.when) & set(vocab.preds)
                 where.setdefault(r.defines, r.loc)
         state: dict[str, int] = {}
 
@@ -592,27 +592,6 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _array(data: dict[str, Any], key: str) -> list[Any]:
     value = data.get(key, [])
     return value if isinstance(value, list) else []
-
-
-def _called(expr: Any, preds: set[str]) -> set[str]:
-    out: set[str] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Call) and node.func in preds:
-            out.add(node.func)
-        if isinstance(node, Var) and node.name in preds:
-            out.add(node.name)
-        if hasattr(node, "__dataclass_fields__"):
-            for name in node.__dataclass_fields__:
-                if name == "loc":
-                    continue
-                value = getattr(node, name)
-                if isinstance(value, tuple):
-                    stack.extend(value)
-                elif value is not None and hasattr(value, "__dataclass_fields__"):
-                    stack.append(value)
-    return out
 
 
 def _rule_order(rule_id: str) -> tuple[object, ...]:

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Iterable
 import networkx as nx
 
 from .expr import names
-from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS
+from .model import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Property
 from .state import State
 
 if TYPE_CHECKING:
     from .explore import StateGraph
 
-__all__ = ["PlayGraph", "mentions_graph", "graph_names"]
+__all__ = ["PlayGraph", "graph_names", "property_graph_names"]
 
 
 def graph_names(e: object) -> set[str]:
@@ -30,52 +30,65 @@ def graph_names(e: object) -> set[str]:
     return names(e) & (set(GRAPH_NAMES) | {"next"})
 
 
-def mentions_graph(e: object) -> bool:
-    """Whether an expression asks about the play graph (a graph name or next(...))."""
-    return bool(graph_names(e))
+def property_graph_names(prop: Property) -> set[str]:
+    """The graph names a property's premise and conclusion ask about."""
+    return graph_names(prop.when) | graph_names(prop.then)
 
 
 class PlayGraph:
     """Answers ``mandatory_loop``, ``in_cycle``, ``optional_available``, ``can_leave_cycle``
-    and ``next(...)`` for the states of one explored graph (a :class:`GraphOracle`)."""
+    and ``next(...)`` for the states of one explored graph (a :class:`GraphOracle`).
+
+    The components come from the steps of rules that don't ask about loops, so steps the
+    loop rules add later leave them unchanged; each is computed on first use. What does
+    depend on those later steps (successors, ways out of a component) follows the edge count.
+    """
 
     def __init__(self, graph: "StateGraph"):
         self.graph = graph
-        insts = graph.instances
-        loop_edges = [(a, b) for a, b, k in graph.edges()
-                      if not insts[k].rule.graph and insts[k].rule.kind in LOOP_KINDS]
-        play_edges = [(a, b) for a, b, k in graph.edges()
-                      if not insts[k].rule.graph and insts[k].rule.kind in PLAY_KINDS]
-        self.loop_comp = _cyclic(loop_edges)
-        self.play_comp = _cyclic(play_edges)
-        # A component can be left when some step other than conceding goes outside it.
-        leaves: set[int] = set()
-        for a, b, k in graph.edges():
-            if insts[k].rule.kind != "concession" and self.play_comp.get(a, -1 - a) != self.play_comp.get(b, -1 - b):
-                leaves.add(self.play_comp.get(a, -1 - a))
-        self._leaves = leaves
-        self._succ: dict[int, list[int]] | None = None
-        self._optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]
+        self._comps: dict[bool, dict[int, int]] = {}
+        self._edges = -1  # the edge count _succ and _leaves were computed for
+        self._succ: dict[int, list[int]] = {}
+        self._leaves: set[int] = set()
+        self._optional = [i for i in graph.instances if i.rule.kind == "optional" and not i.rule.graph]
+
+    def components(self, *, mandatory: bool) -> dict[int, int]:
+        """node -> component, for nodes on a cycle of mandatory steps and passes (or of any play)."""
+        if mandatory not in self._comps:
+            kinds = LOOP_KINDS if mandatory else PLAY_KINDS
+            insts = self.graph.instances
+            self._comps[mandatory] = _cyclic([(a, b) for a, b, k in self.graph.edges()
+                                              if not insts[k].rule.graph and insts[k].rule.kind in kinds])
+        return self._comps[mandatory]
+
+    def _refresh(self) -> None:
+        if self._edges == len(self.graph.src):
+            return
+        self._edges = len(self.graph.src)
+        comp, insts = self.components(mandatory=False), self.graph.instances
+        self._succ, self._leaves = {}, set()
+        for a, b, k in self.graph.edges():
+            self._succ.setdefault(a, []).append(b)
+            # a component can be left when some step other than conceding goes outside it
+            if insts[k].rule.kind != "concession" and comp.get(a, -1 - a) != comp.get(b, -1 - b):
+                self._leaves.add(comp.get(a, -1 - a))
 
     # -- GraphOracle -------------------------------------------------------------------------
     def holds(self, name: str, s: State) -> bool:
         node = self.graph.index[s]
         if name == "mandatory_loop":
-            return node in self.loop_comp
+            return node in self.components(mandatory=True)
         if name == "in_cycle":
-            return node in self.play_comp
+            return node in self.components(mandatory=False)
         if name == "optional_available":
             return any(i.guard(s, None) for i in self._optional)
         if name == "can_leave_cycle":
-            return self.play_comp.get(node, -1 - node) in self._leaves
+            self._refresh()
+            return self.components(mandatory=False).get(node, -1 - node) in self._leaves
         raise KeyError(name)
 
     def successors(self, s: State) -> Iterable[State]:
-        if self._succ is None:
-            succ: dict[int, list[int]] = {}
-            for a, b, _ in self.graph.edges():
-                succ.setdefault(a, []).append(b)
-            self._succ = succ
+        self._refresh()
         states = self.graph.states
         return [states[b] for b in self._succ.get(self.graph.index[s], ())]
 
@@ -83,11 +96,11 @@ class PlayGraph:
     def cycle(self, node: int, *, mandatory: bool) -> list[tuple[int, int]]:
         """A shortest cycle from *node* back to it inside its loop component, as
         [(node, instance)] steps (the last one is *node* again); [] if none."""
-        comp = (self.loop_comp if mandatory else self.play_comp).get(node)
+        comps = self.components(mandatory=mandatory)
+        comp = comps.get(node)
         if comp is None:
             return []
         kinds = LOOP_KINDS if mandatory else PLAY_KINDS
-        comps = self.loop_comp if mandatory else self.play_comp
         insts = self.graph.instances
         out: dict[int, list[tuple[int, int]]] = {}
         for a, b, k in self.graph.edges():

@@ -7,7 +7,7 @@ from itertools import product
 
 from .evaluate import Compiler, Fn, Instance
 from .explore import StateGraph
-from .expr import Call, ForAll, Quant, Var, names
+from .expr import Call, ForAll, Quant, Var, children, names
 from .model import Model, Property
 from .state import State
 from .trace import Trace, replay, trace_from_path
@@ -39,8 +39,8 @@ def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
     """Predicate instances *node* refers to: arguments fixed by *env*, or every player."""
     if isinstance(node, (Quant, ForAll)):
         inner = {k: v for k, v in env.items() if k != node.var}
-        for child in ((node.domain, node.body) if isinstance(node, Quant) else (node.domain, *node.body)):
-            _refs(child, preds, inner, n, out)
+        for part in ((node.domain, node.body) if isinstance(node, Quant) else (node.domain, *node.body)):
+            _refs(part, preds, inner, n, out)
         return
     name = node.func if isinstance(node, Call) else node.name if isinstance(node, Var) else None
     if name in preds:
@@ -49,13 +49,8 @@ def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
                    for a in args]
         for combo in product(*choices):
             out.add((name, tuple(combo)))
-    if hasattr(node, "__dataclass_fields__"):
-        for f in node.__dataclass_fields__:
-            if f != "loc":
-                v = getattr(node, f)
-                for child in (v if isinstance(v, tuple) else (v,)):
-                    if hasattr(child, "__dataclass_fields__"):
-                        _refs(child, preds, env, n, out)
+    for child in children(node):
+        _refs(child, preds, env, n, out)
 
 
 def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from .evaluate import Compiler, instances
 from .expr import Binary
 from .encode import Frame, TransitionSystem
 from .drift import Drift
-from .loops import graph_names
+from .loops import graph_names, property_graph_names
 from .model import LOOP_KINDS, PLAY_KINDS, Config, Model, Property
 from .properties import explain
 from .state import Layout, State
@@ -392,7 +392,7 @@ class SymbolicChecker:
     def _lasso_kind(self, prop: Property) -> str | None:
         """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: its premise
         asks for that kind of loop and it uses no other graph name a lasso cannot settle."""
-        names = graph_names(prop.when) | graph_names(prop.then)
+        names = property_graph_names(prop)
         for kind in ("mandatory_loop", "in_cycle"):
             if kind in graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
                 return kind
@@ -586,7 +586,7 @@ class SymbolicChecker:
             self.termination()  # first: the invariants depend on its outcome
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
-            if proof is None and not (graph_names(prop.when) | graph_names(prop.then)):
+            if proof is None and not property_graph_names(prop):
                 proof = self._k_induction(prop)  # graph names are free in every frame: no help there
         else:
             s, t = self.ts.frame("s"), self.ts.frame("t")
@@ -601,7 +601,7 @@ class SymbolicChecker:
                 proof = "proved by a one-step query from the proved invariants"
             elif res == z3.unknown:
                 return Verdict.UNKNOWN, f"Z3: {sol.reason_unknown()} ({scope})", None, None
-        if graph_names(prop.when) | graph_names(prop.then):
+        if property_graph_names(prop):
             return self._check_graph(prop, proof, witness, search)
         if proof is None and search:
             proof, bad = self._spacer(prop)
