@@ -20,10 +20,10 @@ def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["all", "--reports", str(tmp_path / "r")])
     assert run.exit_code == 0, run.output
     lines = [l for l in run.output.splitlines() if " holds " in l]
-    assert len(lines) == len(load_model().properties) == 16
+    assert len(lines) == len(load_model().properties) == 17
     assert "exhaustive within bounds" in run.output and "Z3 proved for all counter values" in run.output
     report = json.loads((tmp_path / "r" / "latest.json").read_text())
-    assert report["verdict"] == "holds" and len(report["properties"]) == 16
+    assert report["verdict"] == "holds" and len(report["properties"]) == 17
     witness = report["properties"][0]["witness"]
     assert witness["#meta"]["format"] == "ITF" and witness["states"] and "vars" in witness
     md = (tmp_path / "r" / "latest.md").read_text()

@@ -17,11 +17,12 @@ from typing import Any, Callable
 import click
 
 from . import report
-from .errors import ModelError, VerifyError
+from .errors import ModelError, UsageError, VerifyError
 from .explore import cyclic_components, explore
 from .loader import load_model
 from .model import Model
 from .runner import ENGINES, Options, check, games, select
+from .scenario import load_scenario, simulate
 from .symbolic import DEFAULT_DEPTH
 from .verdict import CheckResult, Verdict
 
@@ -44,7 +45,7 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
             for d in err.diagnostics:
                 click.echo(str(d), err=True)
             n = len(err.diagnostics)
-            click.echo(f"{n} error{'s' if n != 1 else ''} in the model; nothing was checked", err=True)
+            click.echo(f"{n} error{'s' if n != 1 else ''} {err.subject}; {err.undone}", err=True)
             code = EXIT_INPUT
         except VerifyError as err:
             click.echo(f"error: {err}", err=True)
@@ -226,6 +227,47 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int
             click.echo(f"graph of {name} ({n} players) written to {dot}")
         first = False
     return EXIT_OK
+
+
+SIMULATE_EXIT = """\b
+Exit status:
+  0  every scenario played out: its outcomes are the expected ones (or it states none)
+  1  a scenario has other outcomes than it expects, or one is unknown (a bound was reached)
+  2  bad input: a scenario or model file (file:line:col), or an option
+  3  an internal error in Endgame (please report it, with the traceback)"""
+
+
+@main.command("simulate", epilog=SIMULATE_EXIT)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--rules", type=click.Path(file_okay=False), default=None,
+              help="Model directory to play the scenarios with instead of the bundled one.")
+@click.option("--dot", type=click.Path(dir_okay=False), default=None,
+              help="Write the explored situation as Graphviz DOT, outcomes marked (one scenario only).")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes and their traces as JSON.")
+@_guard
+def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_json: bool) -> int:
+    """Play scenario FILES (tests/scenarios/*.toml) through the rules; print every outcome and its trace."""
+    if dot and len(files) != 1:
+        raise UsageError("--dot writes the graph of one scenario; give exactly one file")
+    model = _model(rules)
+    scenarios = [load_scenario(f, model) for f in files]  # every file is checked before anything is played
+    code = EXIT_OK
+    out = []
+    for i, scenario in enumerate(scenarios):
+        sim = simulate(model, scenario)
+        if as_json:
+            out.append(report.scenario_json(sim))
+        else:
+            click.echo(("\n" if i else "") + report.scenario_text(sim))
+        if dot:
+            Path(dot).write_text(report.scenario_dot(sim), encoding="utf-8")
+            if not as_json:
+                click.echo(f"graph written to {dot} ({sim.graph.number_of_nodes()} states)")
+        if not sim.settled or sim.as_expected is False:
+            code = EXIT_FAIL
+    if as_json:
+        click.echo(json.dumps(out if len(out) != 1 else out[0], indent=2))
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

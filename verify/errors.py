@@ -11,6 +11,7 @@ __all__ = [
     "VerifyError",
     "ModelError",
     "BoundsError",
+    "ScenarioError",
     "UsageError",
     "suggest",
 ]
@@ -60,9 +61,19 @@ class VerifyError(Exception):
 class ModelError(VerifyError, ValueError):
     """A rules, property or configuration file is wrong; carries every problem found."""
 
+    subject = "in the model"
+    undone = "nothing was checked"
+
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics = tuple(diagnostics)
         super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class ScenarioError(ModelError):
+    """A scenario file is wrong; carries every problem found."""
+
+    subject = "in the scenario"
+    undone = "nothing was played"
 
 
 class BoundsError(ModelError):

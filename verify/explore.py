@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import networkx as nx
 
@@ -129,11 +129,14 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
     return layout.base[var], {k: tuple(v) for k, v in table.items()}
 
 
-def explore(model: Model, config: Config, n: int, *, max_states: int | None = None) -> StateGraph:
+def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
+            initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
-    the traces it yields are the same on every run.
+    the traces it yields are the same on every run. *initial* replaces the
+    configuration's initial states; states where *stop* holds are kept but not
+    expanded (a scenario waits there for its next event).
 
     >>> from verify.loader import load_model
     >>> m = load_model()
@@ -150,7 +153,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     table = _dispatch_table(base, layout)
     g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
                    array("i"), bytearray(), 0, True)
-    for s in initial_states(layout, config):
+    for s in (initial_states(layout, config) if initial is None else initial):
         if s not in g.index:
             g.index[s] = len(g.states)
             g.states.append(s)
@@ -162,6 +165,9 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     while True:
         while i < len(g.states):
             s = g.states[i]
+            if stop is not None and stop(s):
+                i += 1
+                continue
             todo = table[1][s[table[0]]] if table else base
             for inst in todo:
                 if inst.guard(s, None):
@@ -177,6 +183,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         before = len(g.states)
         for node in range(before):
             s = g.states[node]
+            if stop is not None and stop(s):
+                continue
             for inst in loop_rules:
                 if (node, inst.index) not in have and inst.guard(s, None):
                     _add(g, node, inst, limit)

@@ -554,7 +554,7 @@ class _Loader:
         allowed = vocab.enums[decl.type]
         for v in values:
             if v not in allowed:
-                self.err(f.loc(*at), "name", f"'{v}' is not a {decl.type}{suggest(str(v), allowed)}")
+                self.err(f.loc(*at), "name", f"'{v}' is not {'an' if decl.type[0] in 'aeiou' else 'a'} {decl.type}{suggest(str(v), allowed)}")
                 return None
         return InitSpec(values=tuple(dict.fromkeys(values)))
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .explore import StateGraph, to_networkx
+from .scenario import Simulation, expect_text
 from .trace import Trace
 from .verdict import CheckResult, Verdict
 
 __all__ = ["trace_text", "trace_markdown", "trace_itf", "trace_dot", "graph_dot", "results_text",
-           "results_markdown", "results_json", "result_line"]
+           "results_markdown", "results_json", "result_line", "scenario_text", "scenario_json", "scenario_dot"]
 
 
 def _who(actor: int | None, card: int | None = None, cards: tuple[str, ...] = ()) -> str:
@@ -190,3 +191,88 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
             for r in results],
     }
 
+
+
+# -- scenarios (verify simulate) ---------------------------------------------------------
+
+def _outcome_lines(sim: Simulation, index: int) -> list[str]:
+    o = sim.outcomes[index]
+    t, lay, events = o.trace, sim.layout, sim.scenario.events
+    lines = [f"outcome {index + 1} of {len(sim.outcomes)}: {o.label}"
+             + (f"  (decided by {o.decided_by[0]}" + (f"; {', '.join(o.decided_by[1:])}" if o.decided_by[1:] else "")
+                + ")" if o.decided_by else "")]
+    prev = t.initial
+    for i, step in enumerate(t.steps, 1):
+        if step.event is not None:
+            e = events[step.event]
+            lines.append(f"  event {e.number} (line {e.loc.line}): {e.text}" + (f"  -- {e.note}" if e.note else ""))
+        changes = ", ".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(prev, step.state)) or "(no change)"
+        by = f"  [by {', '.join(step.because)}]" if step.because else ""
+        lines.append(f"    step {i:>2}  [{step.rule}] {_who(step.actor, step.card, lay.cards)}, "
+                     f"{step.mandatoriness}: {changes}{by}")
+        prev = step.state
+    if o.loop:
+        lines.append(f"  the loop {o.decided_by[0]} saw: from the state before step {len(t.steps)}, "
+                     "these steps repeat with nobody able to stop them:")
+        prev = t.states[-2]
+        for j, step in enumerate(o.loop, 1):
+            changes = ", ".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(prev, step.state)) or "(no change)"
+            lines.append(f"    loop {j:>2}  [{step.rule}] {_who(step.actor, step.card, lay.cards)}, "
+                         f"{step.mandatoriness}: {changes}")
+            prev = step.state
+    lines.append(f"  end: {lay.show(t.final)}")
+    if o.why:
+        lines.append(f"  the search between events stopped at the bound of {o.why}; raise it in [scenario.bounds]")
+    return lines
+
+
+def scenario_text(sim: Simulation) -> str:
+    """Every outcome with its trace: events as headings, each step with its CR number."""
+    sc, lay = sim.scenario, sim.layout
+    lines = [f"scenario {sc.path}: {sc.title}", f"source: {sc.source}",
+             "players: " + ", ".join(f"P{p} = {name}" for p, name in enumerate(sc.players))
+             + (f"; cards: {', '.join(lay.cards)}" if lay.cards else ""),
+             f"start: {lay.show(sim.initial)}", ""]
+    for i in range(len(sim.outcomes)):
+        lines += _outcome_lines(sim, i) + [""]
+    lines += [f"note: {n}" for n in sim.notes]
+    lines.append(f"{len(sim.outcomes)} outcome{'s' if len(sim.outcomes) != 1 else ''}: "
+                 + "; ".join(sim.labels) + f"  ({sim.states:,} states explored)")
+    lines.append(expect_text(sim))
+    return "\n".join(lines)
+
+
+def scenario_json(sim: Simulation) -> dict[str, Any]:
+    sc = sim.scenario
+    return {
+        "scenario": sc.path, "title": sc.title, "source": sc.source, "players": list(sc.players),
+        "expect": list(sc.expect) if sc.expect is not None else None, "as_expected": sim.as_expected,
+        "settled": sim.settled, "states": sim.states, "notes": sim.notes,
+        "outcomes": [{"label": o.label, "kind": o.kind, "decided_by": list(o.decided_by), "why": o.why,
+                      "trace": trace_itf(o.trace)} for o in sim.outcomes],
+    }
+
+
+def scenario_dot(sim: Simulation) -> str:
+    """The explored situation as Graphviz DOT: events in bold, outcomes as double octagons."""
+    lay, g = sim.layout, sim.graph
+    ids = {s: i for i, s in enumerate(g.nodes)}
+    lines = [f'digraph "{sim.scenario.title.replace(chr(34), chr(39))}" {{',
+             "  node [shape=box, fontname=monospace];"]
+    for s, d in g.nodes(data=True):
+        label = lay.show(s).replace('"', "'").replace("] ", "]\\n")
+        extra = ""
+        if "outcome" in d:
+            label = f"{d['outcome']}\\n{label}"
+            extra = ", shape=doubleoctagon, style=bold, color=blue"
+        elif d.get("start"):
+            extra = ", style=bold"
+        lines.append(f'  s{ids[s]} [label="{label}"{extra}];')
+    for a, b, d in g.edges(data=True):
+        who = _who(d["actor"], d["card"], lay.cards)
+        if d["kind"] == "event":
+            lines.append(f'  s{ids[a]} -> s{ids[b]} [label="event {d["event"]}: {d["rule"]} {who}", style=bold];')
+        else:
+            lines.append(f'  s{ids[a]} -> s{ids[b]} [label="{d["rule"]} {who} ({d["kind"]})"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ class Step:
     state: State
     because: tuple[str, ...] = ()  # clause rules that decided the step's effect
     card: int | None = None  # the abstract card the rule fired for, if any
+    event: int | None = None  # a scenario's event (0-based) this step carries out, if any
 
     @property
     def mandatoriness(self) -> str:

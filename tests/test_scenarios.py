@@ -1,0 +1,191 @@
+"""Scenarios (`verify simulate`): the suite in tests/scenarios/, outcomes, choices, loops, errors."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from verify.cli import main
+from verify.errors import ModelError
+from verify.loader import load_model
+from verify.scenario import load_scenario, simulate
+
+from conftest import ROOT
+
+SUITE = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
+
+
+def test_the_suite_has_at_least_thirty_cited_scenarios() -> None:
+    assert len(SUITE) >= 30
+    model = load_model()
+    for path in SUITE:
+        sc = load_scenario(path, model)
+        assert sc.expect, f"{path.name} states no expected outcome"
+        assert re.search(r"\d{3}\.\d|ruling|Q&A|example", sc.source, re.I), f"{path.name} cites no source"
+
+
+@pytest.mark.parametrize("path", SUITE, ids=[p.stem for p in SUITE])
+def test_scenario_ends_as_its_source_says(path: Path, model) -> None:
+    sim = simulate(model, load_scenario(path, model))
+    assert sim.settled, [o.label for o in sim.outcomes]
+    assert sim.as_expected, f"{path.name}: outcomes {sim.labels}, expected {sim.scenario.expect}"
+    for o in sim.outcomes:  # every outcome has a trace that starts where the file says and ends in it
+        assert o.trace.initial == sim.initial and o.trace.message == o.label
+        assert any(s.event is not None for s in o.trace.steps) or not sim.scenario.events
+
+
+def _write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+TWO = """
+[[player]]
+name = "Alice"
+life = 1
+[[player]]
+name = "Bob"
+life = 1
+"""
+
+
+def test_all_at_one_life_is_a_draw_decided_by_104_4a(model) -> None:
+    sim = simulate(model, load_scenario(ROOT / "tests/scenarios/all-at-one-life.toml", model))
+    (o,) = sim.outcomes
+    assert o.label == "draw" and o.decided_by[0] == "104.1" and "104.4a" in o.decided_by
+    assert [s.rule for s in o.trace.steps if s.event is not None] == ["119.3/each"]
+    assert o.trace.steps[-1].state[sim.layout.base["phase"]] == sim.layout.codes["over"]
+
+
+def test_a_may_gives_every_outcome_with_its_own_trace(tmp_path: Path, model) -> None:
+    # Whenever Bob loses life, Alice may have Bob lose 1 more: both choices are explored.
+    path = _write(tmp_path, """
+[scenario]
+title = "a may decides the game"
+source = "CR 603.5"
+expect = ["Alice wins", "game goes on"]
+""" + TWO.replace("life = 1\n[[player]]\nname = \"Bob\"\nlife = 1", "life = 5\n[[player]]\nname = \"Bob\"\nlife = 2") + """
+[[card]]
+name = "Finisher"
+controller = "Alice"
+trigger = "on_life_loss"
+watched = "Bob"
+effect = "lose_life"
+amount = 1
+target = "Bob"
+may = true
+
+[[event]]
+lose_life = 1
+player = "Bob"
+""")
+    sim = simulate(model, load_scenario(path, model))
+    assert sim.labels == ("Alice wins", "game goes on") and sim.as_expected
+    win, goes_on = sim.outcomes
+    assert "603.5" in [s.rule for s in win.trace.steps] and "603.5" not in [s.rule for s in goes_on.trace.steps]
+
+
+def test_a_mandatory_loop_is_a_draw_and_shows_its_cycle(model) -> None:
+    sim = simulate(model, load_scenario(ROOT / "tests/scenarios/mandatory-trigger-pair.toml", model))
+    (o,) = sim.outcomes
+    assert o.label == "draw" and o.decided_by == ("104.4b",)
+    assert o.loop and o.loop[-1].state == o.trace.states[-2]  # the cycle returns where the loop rule fired
+    assert {s.mandatoriness for s in o.loop} <= {"mandatory", "pass"}
+
+
+def test_the_scenario_follows_the_model_it_is_given(tmp_path: Path) -> None:
+    """Without 104.4a, all players losing at once is no draw: simulate uses the rules it verifies."""
+    rules = tmp_path / "model"
+    shutil.copytree(ROOT / "model", rules)
+    f = rules / "rules" / "104-ending.toml"
+    text = f.read_text()
+    start = text.index('[[rule]]\nid = "104.4a"')
+    end = text.index("[[rule]]", start + 1)
+    f.write_text(text[:start] + text[end:])
+    run = CliRunner().invoke(main, ["simulate", "--rules", str(rules), str(ROOT / "tests/scenarios/all-at-one-life.toml")])
+    assert run.exit_code == 1, run.output
+    assert "NOT as expected" in run.output and "outcome 1 of 1: everyone lost (Alice, Bob, Carol)" in run.output
+
+
+def test_other_outcome_than_expected_exits_1(tmp_path: Path) -> None:
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 104.4a"\nexpect = "Alice wins"\n' + TWO
+                  + "[[event]]\nlose_life = 1\neach = true\n")
+    run = CliRunner().invoke(main, ["simulate", str(path)])
+    assert run.exit_code == 1
+    assert "1 outcome: draw" in run.output and "expected: Alice wins -- NOT as expected" in run.output
+
+
+def test_a_bound_reached_is_unknown_and_exits_1(tmp_path: Path, model) -> None:
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 119.3"\n[scenario.bounds]\nlife = [0, 1]\n'
+                  + TWO + '[[event]]\nlose_life = 3\nplayer = "Alice"\n')
+    sim = simulate(model, load_scenario(path, model))
+    assert not sim.settled and sim.outcomes[-1].label == "unknown (a bound was reached: life)"
+    run = CliRunner().invoke(main, ["simulate", str(path)])
+    assert run.exit_code == 1 and "raise it in [scenario.bounds]" in run.output
+
+
+def test_events_after_a_player_left_do_not_happen(tmp_path: Path, model) -> None:
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 800.4a"\nexpect = "game goes on (Bob lost)"\n'
+                  + TWO + '[[player]]\nname = "Carol"\n[[event]]\nconcede = "Bob"\n[[event]]\ndraw = 1\nplayer = "Bob"\n')
+    sim = simulate(model, load_scenario(path, model))
+    assert sim.as_expected and any("event 2" in n and "did not happen" in n for n in sim.notes)
+
+
+def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
+    dot = tmp_path / "g.dot"
+    src = str(ROOT / "tests/scenarios/mandatory-trigger-pair.toml")
+    run = CliRunner().invoke(main, ["simulate", "--dot", str(dot), src])
+    assert run.exit_code == 0, run.output
+    text = dot.read_text()
+    assert text.startswith("digraph") and "doubleoctagon" in text and 'label="draw\\n' in text
+    assert "event 1: 602.2" in text
+    run = CliRunner().invoke(main, ["simulate", "--json", src])
+    data = json.loads(run.output)
+    assert data["as_expected"] is True and data["outcomes"][0]["label"] == "draw"
+    assert data["outcomes"][0]["trace"]["#meta"]["format"] == "ITF"
+    two = CliRunner().invoke(main, ["simulate", "--dot", str(dot), src, src])
+    assert two.exit_code == 2 and "exactly one file" in two.output
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\nlose_life = 1\nplayer = "Alcie"\n',
+     ":13:10:", "'Alcie' is not a player of this scenario (did you mean 'Alice'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\nloose_life = 1\n',
+     ":12:14:", "unknown key 'loose_life' in an event (did you mean 'lose_life'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "lief = 1", 1),
+     ":7:8:", "'lief' is not a player variable (did you mean 'life'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "life = [1, 2]", 1),
+     ":7:8:", "'life' takes one value: a scenario is one game situation"),
+    ('[scenario]\ntitle = "t"\n' + TWO, ":1:", "[scenario] has no 'source'"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "X"\ntrigger = "on_dreaw"\n',
+     ":13:11:", "'on_dreaw' is not an event (did you mean 'on_draw'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\nactivate = "Ghost"\n',
+     ":12:12:", "'Ghost' is not a card of this scenario"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\ndraw = -2\nplayer = "Alice"\n',
+     ":12:8:", "the amount must be a whole number from 0 to 1000"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\ndraw = 1\n',
+     ":11:1:", "'draw' needs 'player = \"...\"' or 'each = true'"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nexpect = 3\n' + TWO, ":4:", "'expect' must be a string or list"),
+    ('[scenario\ntitle = "t"\n', ":1:", "malformed TOML"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n[[player]]\nname = "Solo"\n', ":4:1:", "2 to 8 [[player]] tables, not 1"),
+])
+def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
+                                                          message: str) -> None:
+    path = _write(tmp_path, text)
+    run = CliRunner().invoke(main, ["simulate", str(path)])
+    assert run.exit_code == 2, run.output
+    assert "Traceback" not in run.output
+    line = next(l for l in run.output.splitlines() if message in l)
+    assert f"s.toml{where}" in line, run.output
+    with pytest.raises(ModelError):
+        load_scenario(path, load_model())
+
+
+def test_a_missing_file_is_bad_input(tmp_path: Path) -> None:
+    run = CliRunner().invoke(main, ["simulate", str(tmp_path / "none.toml")])
+    assert run.exit_code == 2 and "no such scenario file" in run.output

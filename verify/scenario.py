@@ -1,0 +1,753 @@
+"""Scenarios: one concrete game situation played through the model's own rules.
+
+A scenario file is data (TOML, parsed and never executed): the players and their
+counters, the abstract cards in play, and a sequence of events. Each event fires
+transition rules of the model with its number as the rule's parameter ("Alice
+draws 3" is rule 121.1/effect for Alice with draw_n = 3; damage to several
+players at once is one event made of one 119.3/lose part per player). Between
+events the model plays on by itself: mandatory rules, state-based actions,
+triggers, the stack and the loop rule, every object on the stack resolving in
+turn, until a player would receive priority with an empty stack or the game is
+over. Where that leaves choices open (the order of simultaneous triggers, each
+"may"), every choice is explored, so a scenario can have several outcomes; each
+comes with one shortest trace, replayed through the semantics before it is shown.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import networkx as nx
+
+from .errors import Diagnostic, ScenarioError, SourceLoc, suggest
+from .evaluate import Compiler, GraphOracle, Instance, instances
+from .explore import StateGraph, cyclic_components, explore
+from .loops import PlayGraph
+from .loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
+from .model import Config, InitSpec, Model, mandatoriness
+from .parser import parse_expr
+from .properties import explain
+from .state import Layout, State, initial_states
+from .trace import ReplayMismatch, Step, Trace
+from .typecheck import Scope, TypeChecker
+
+__all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "Outcome", "Simulation",
+           "load_scenario", "simulate", "replay_outcome"]
+
+# Where a scenario waits for its next event: a player would receive priority with an
+# empty stack (117.3); play that reaches 'over' (104.1) has ended.
+REST = "phase == priority and stack == 0"
+OVER = "phase == over"
+START_PHASE = "check"  # a scenario starts as a player would receive priority: state-based actions first (704.3)
+
+# Counters a scenario's players and cards start with unless the file says otherwise.
+PLAYER_DEFAULTS: Mapping[str, object] = {"life": 20, "library": 20}  # 103.4: a starting life total of 20
+CARD_DEFAULTS: Mapping[str, object] = {"in_play": True}  # the cards of a scenario are in play
+PARAM_DEFAULTS: Mapping[str, int] = {"draw_n": 1, "life_step": 1, "poison_step": 1, "poison_limit": 10}
+CHOICES = ("603.5",)  # optional rules explored between events: taking a "may" (603.5)
+MARGIN = 40  # how far a counter may move from its starting values before the search gives up
+MAX_STATES = 200_000
+MAX_EVENTS = 200
+MAX_AMOUNT = 1000
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """What an event of one kind fires: a rule for one player (or a card), a rule for
+    each player at once, and the parameter its number sets."""
+
+    one: str | None
+    each: str | None
+    param: str | None
+    value: str  # 'count' (a number), 'player', 'card' or 'flag' (true)
+    text: str
+
+
+EVENT_KINDS: Mapping[str, EventKind] = {
+    "draw": EventKind("121.1/effect", "121.2c/effect", "draw_n", "count", "{who} draw{s} {n}"),
+    "lose_life": EventKind("119.3/lose", "119.3/each", "life_step", "count", "{who} lose{s} {n} life"),
+    "damage": EventKind("119.3/lose", "119.3/each", "life_step", "count",
+                        "{n} damage to {who}, which loses that much life (120.3a)"),
+    "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
+    "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
+    "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
+    "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
+    "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
+    "draw_game": EventKind(None, "104.4c/effect", None, "flag", "an effect says the game is a draw"),
+    "activate": EventKind("602.2", None, None, "card", "{who} activates {card}"),
+    "next_turn": EventKind(None, "117.4", None, "flag",
+                           "all players pass with an empty stack: the turn moves on"),
+}
+ACTIVE = -1  # a part's actor: whoever is the active player when the event happens
+
+
+@dataclass(frozen=True)
+class Part:
+    """One rule instance an event fires: rule, actor (or ACTIVE), card and parameters."""
+
+    rule: str
+    actor: int | None
+    card: int | None
+    params: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Event:
+    number: int  # 1-based, in file order
+    kind: str
+    text: str
+    parts: tuple[Part, ...]
+    loc: SourceLoc
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: str
+    title: str
+    source: str
+    players: tuple[str, ...]
+    config: Config
+    events: tuple[Event, ...]
+    expect: tuple[str, ...] | None
+    loc: SourceLoc
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One way the scenario ends: a label such as 'Alice wins', 'draw' or 'game goes on'."""
+
+    label: str
+    kind: str  # 'win', 'draw', 'goes on', 'over', 'unknown' or 'stuck'
+    trace: Trace
+    decided_by: tuple[str, ...]  # the rule of the last step, then the clauses that decided it
+    why: str = ""  # for unknown: the bound reached
+    # For a draw by the loop rule: the steps that repeat, from the state before the last step.
+    loop: tuple[Step, ...] = ()
+
+
+@dataclass
+class Simulation:
+    scenario: Scenario
+    layout: Layout
+    outcomes: tuple[Outcome, ...]
+    notes: list[str]
+    states: int
+    graph: nx.DiGraph = field(repr=False)
+    initial: State = ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(o.label for o in self.outcomes)
+
+    @property
+    def settled(self) -> bool:
+        """Every outcome is known: no bound was reached and play never got stuck."""
+        return all(o.kind not in ("unknown", "stuck") for o in self.outcomes)
+
+    @property
+    def as_expected(self) -> bool | None:
+        """None without an expectation; else whether the outcomes are exactly the expected ones."""
+        if self.scenario.expect is None:
+            return None
+        return {_norm(x) for x in self.scenario.expect} == {_norm(o.label) for o in self.outcomes}
+
+
+def _norm(label: str) -> str:
+    return " ".join(label.lower().split())
+
+
+# -- loading -------------------------------------------------------------------------
+
+class _ScenarioLoader(_Loader):
+    """Reads one scenario file against a model; collects every problem."""
+
+    def __init__(self, path: Path, model: Model):
+        super().__init__(path.parent)
+        self.model = model
+        self.vocab = model.vocab
+        self.f = _File(path, self.display(path), self.diags)
+
+    def load(self) -> Scenario | None:
+        f = self.f
+        if not f.ok:
+            return None
+        self.keys(f, f.data, {"scenario": dict, "player": list, "card": list, "event": list}, ("scenario", "player"),
+                  (), "a scenario file")
+        head = f.data.get("scenario")
+        if not isinstance(head, dict) or not isinstance(f.data.get("player"), list):
+            return None
+        self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
+                            "bounds": dict, "choices": list, "max_states": int},
+                  ("title", "source"), ("scenario",), "[scenario]")
+        players = self.players(f.data["player"])
+        if players is None:
+            return None
+        names = tuple(p[0] for p in players)
+        cards = self.cards(f.data.get("card", []), names)
+        card_names = tuple(c[0] for c in cards)
+        params = self.params(head.get("params", {}))
+        active = self.player_ref(head.get("active", names[0]), names, ("scenario", "active"))
+        events = self.events(f.data.get("event", []), names, card_names, cards)
+        expect = head.get("expect")
+        if isinstance(expect, str):
+            expect = [expect]
+        if not isinstance(expect, (list, type(None))):
+            expect = None  # reported by keys()
+        elif expect is not None and not (expect and all(isinstance(x, str) and x.strip() for x in expect)):
+            self.err(f.loc("scenario", "expect"), "type",
+                     "'expect' is an outcome such as \"Alice wins\", \"draw\" or \"game goes on\", or a list of them")
+        choices = head.get("choices", list(CHOICES))
+        optional = [r.id for r in self.model.rules if r.kind == "optional"]
+        for c in choices:
+            if c not in optional:
+                self.err(f.loc("scenario", "choices"), "rule",
+                         f"'{c}' is not an optional rule of the model{suggest(str(c), optional)}")
+        max_states = head.get("max_states", MAX_STATES)
+        if isinstance(max_states, int) and not 1 <= max_states <= 5_000_000:
+            self.err(f.loc("scenario", "max_states"), "bounds", "max_states must be between 1 and 5,000,000")
+        self.check_rest()
+        if self.diags or active is None:
+            return None
+        seats = {p: spec for p, (_, spec) in enumerate(players)}
+        card_specs = tuple(spec for _, spec in cards)
+        init: dict[str, InitSpec] = {"phase": InitSpec(values=(START_PHASE,)), "active": InitSpec(values=(active,))}
+        amount = max((max(part.params.values(), default=0) for e in events for part in e.parts), default=0)
+        bounds = self.bounds(head.get("bounds", {}), seats, card_specs, init, MARGIN + amount)
+        if self.diags:
+            return None
+        config = Config(f"scenario:{Path(f.display).stem}", (len(names),), params, bounds, init, seats,
+                        tuple(choices), max_states, f.loc("scenario"), None, card_specs, card_names)
+        return Scenario(f.display, head["title"], head["source"], names, config, tuple(events),
+                        tuple(x.strip() for x in expect) if expect is not None else None, f.loc("scenario"))
+
+    # -- parts of the file ----------------------------------------------------------
+    def players(self, tables: list[Any]) -> list[tuple[str, dict[str, InitSpec]]] | None:
+        f = self.f
+        if not 2 <= len(tables) <= MAX_PLAYERS:
+            self.err(f.loc("player", 0), "bounds", f"a scenario has 2 to {MAX_PLAYERS} [[player]] tables, "
+                                                f"not {len(tables)}")
+            return None
+        out: list[tuple[str, dict[str, InitSpec]]] = []
+        known = [v.name for v in self.vocab.player_vars()]
+        for i, table in enumerate(tables):
+            at: tuple[object, ...] = ("player", i)
+            if not isinstance(table, dict):
+                self.err(f.loc(*at), "type", "each [[player]] is a table")
+                continue
+            name = table.get("name")
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                self.err(f.loc(*at), "key", "each [[player]] needs a 'name' such as \"Alice\"")
+                name = f"P{i}"
+            elif name in (n for n, _ in out) or re.fullmatch(r"P\d+", name) and name != f"P{i}":
+                self.err(f.loc(*at, "name"), "duplicate", f"the player name '{name}' is taken")
+            values: dict[str, InitSpec] = {}
+            for key, default in PLAYER_DEFAULTS.items():
+                if key in self.vocab.vars:
+                    values[key] = InitSpec(values=(default,))
+            for key, value in table.items():
+                if key == "name":
+                    continue
+                if key not in known:
+                    self.err(f.loc(*at, key), "name", f"'{key}' is not a player variable{suggest(key, known)}")
+                    continue
+                spec = self.value(at + (key,), key, value, ())
+                if spec is not None:
+                    values[key] = spec
+            out.append((name, values))
+        return out if len(out) == len(tables) else None
+
+    def cards(self, tables: Any, players: tuple[str, ...]) -> list[tuple[str, dict[str, InitSpec]]]:
+        f = self.f
+        if not isinstance(tables, list):
+            return []
+        names = self.card_names(f, (), tables)
+        if len(tables) > MAX_CARDS:
+            return []
+        known = [v.name for v in self.vocab.card_vars()]
+        out = []
+        for c, table in enumerate(tables):
+            at: tuple[object, ...] = ("card", c)
+            values: dict[str, InitSpec] = {k: InitSpec(values=(v,)) for k, v in CARD_DEFAULTS.items()
+                                           if k in self.vocab.vars}
+            for key, value in (table.items() if isinstance(table, dict) else ()):
+                if key == "name":
+                    continue
+                if key not in known:
+                    self.err(f.loc(*at, key), "name", f"'{key}' is not a card variable{suggest(key, known)}")
+                    continue
+                if self.vocab.vars[key].type == "player":
+                    ref = self.player_ref(value, players, at + (key,))
+                    if ref is None:
+                        continue
+                    value = ref
+                spec = self.value(at + (key,), key, value, names)
+                if spec is not None:
+                    values[key] = spec
+            if "owner" in self.vocab.vars and "owner" not in values and "controller" in values:
+                values["owner"] = values["controller"]  # a card is its controller's unless it was stolen
+            out.append((names[c], values))
+        return out
+
+    def value(self, at: tuple[object, ...], name: str, value: Any, card_names: tuple[str, ...]) -> InitSpec | None:
+        """One starting value: a scenario is one situation, so no ranges and no alternatives."""
+        if isinstance(value, list):
+            self.err(self.f.loc(*at), "type", f"'{name}' takes one value: a scenario is one game situation")
+            return None
+        spec = self.init_spec(self.f, at, name, value, self.vocab, {}, card_names)
+        if spec is not None and isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_AMOUNT:
+            self.err(self.f.loc(*at), "bounds", f"'{name}' = {value} is too large (at most {MAX_AMOUNT})")
+            return None
+        return spec
+
+    def player_ref(self, value: Any, players: tuple[str, ...], at: tuple[object, ...]) -> int | None:
+        if isinstance(value, str):
+            if value in players:
+                return players.index(value)
+            m = re.fullmatch(r"P(\d+)", value)
+            if m and int(m.group(1)) < len(players):
+                return int(m.group(1))
+        self.err(self.f.loc(*at), "name", f"{value!r} is not a player of this scenario"
+                                          f"{suggest(str(value), players)} (players: {', '.join(players)})")
+        return None
+
+    def params(self, table: Any) -> dict[str, int]:
+        out = {k: v for k, v in PARAM_DEFAULTS.items() if k in self.vocab.params}
+        for name, value in (table.items() if isinstance(table, dict) else ()):
+            decl = self.vocab.params.get(name)
+            if decl is None:
+                self.err(self.f.loc("scenario", "params", name), "name",
+                         f"unknown parameter '{name}'{suggest(name, self.vocab.params)}")
+            elif not isinstance(value, int) or isinstance(value, bool) or not (decl.min or 0) <= value <= MAX_AMOUNT:
+                self.err(self.f.loc("scenario", "params", name), "type",
+                         f"parameter '{name}' must be an integer from {decl.min or 0} to {MAX_AMOUNT}")
+            else:
+                out[name] = value
+        for name in self.vocab.params:
+            if name not in out:
+                self.err(self.f.loc("scenario"), "missing", f"[scenario.params] sets no value for '{name}'")
+        return out
+
+    def events(self, tables: Any, players: tuple[str, ...], card_names: tuple[str, ...],
+               cards: list[tuple[str, dict[str, InitSpec]]]) -> list[Event]:
+        f = self.f
+        out: list[Event] = []
+        if not isinstance(tables, list):
+            return out
+        if len(tables) > MAX_EVENTS:
+            self.err(f.loc("event"), "bounds", f"{len(tables)} events; a scenario may have at most {MAX_EVENTS}")
+            return out
+        for i, table in enumerate(tables):
+            at: tuple[object, ...] = ("event", i)
+            if not isinstance(table, dict):
+                self.err(f.loc(*at), "type", "each [[event]] is a table")
+                continue
+            kinds = [k for k in table if k in EVENT_KINDS]
+            extra = [k for k in table if k not in EVENT_KINDS and k not in ("player", "each", "note")]
+            for k in extra:
+                self.err(f.loc(*at, k), "key", f"unknown key '{k}' in an event"
+                                               f"{suggest(k, list(EVENT_KINDS) + ['player', 'each', 'note'])}")
+            if not kinds:
+                if not extra:
+                    self.err(f.loc(*at), "event", "an event needs one of: " + ", ".join(EVENT_KINDS))
+                continue
+            event = self.event(i, table, kinds, players, card_names, cards)
+            if event is not None:
+                out.append(event)
+        return out
+
+    def event(self, i: int, table: dict[str, Any], kinds: list[str], players: tuple[str, ...],
+              card_names: tuple[str, ...], cards: list[tuple[str, dict[str, InitSpec]]]) -> Event | None:
+        """One event: each kind it names, in file order, as one effect (no state-based check between)."""
+        f = self.f
+        at: tuple[object, ...] = ("event", i)
+        note = table.get("note", "")
+        if not isinstance(note, str):
+            self.err(f.loc(*at, "note"), "type", "'note' is a string")
+        each = table.get("each", False)
+        if not isinstance(each, bool):
+            self.err(f.loc(*at, "each"), "type", "'each' is true or false")
+            return None
+        parts: list[Part] = []
+        texts: list[str] = []
+        for kind in kinds:
+            got = self.event_part(at, table, kind, each, players, card_names, cards)
+            if got is None:
+                return None
+            parts += got[0]
+            texts.append(got[1])
+        if any(p is None for p in parts):
+            return None
+        return Event(i + 1, "+".join(kinds), ", then ".join(texts), tuple(parts), f.loc(*at),
+                     note if isinstance(note, str) else "")
+
+    def event_part(self, at: tuple[object, ...], table: dict[str, Any], kind: str, each: bool,
+                   players: tuple[str, ...], card_names: tuple[str, ...],
+                   cards: list[tuple[str, dict[str, InitSpec]]]) -> tuple[list[Part], str] | None:
+        f, spec = self.f, EVENT_KINDS[kind]
+        value = table[kind]
+        parts: list[Part] = []
+        if spec.value == "count":
+            if isinstance(value, dict):  # { Alice = 2, Bob = 3 }: several players at once
+                if "player" in table or each:
+                    self.err(f.loc(*at, kind), "event", f"'{kind}' as a table names its players; drop 'player'/'each'")
+                    return None
+                for who, n in value.items():
+                    p = self.player_ref(who, players, at + (kind, who))
+                    if p is None or not self.amount(at + (kind, who), n):
+                        return None
+                    parts.append(self.part(spec.one, p, None, spec.param, n, at))
+                return parts, " and ".join(spec.text.format(who=w, s="s", n=n, card="") for w, n in value.items())
+            if not self.amount(at + (kind,), value):
+                return None
+            if each:
+                if spec.each is None:
+                    self.err(f.loc(*at, "each"), "event", f"'{kind}' happens to one player at a time; "
+                                                          "name them in a table, e.g. { Alice = 1, Bob = 1 }")
+                    return None
+                return [self.part(spec.each, ACTIVE, None, spec.param, value, at)], \
+                    spec.text.format(who="each player", s="s", n=value, card="")
+            if "player" not in table:
+                self.err(f.loc(*at), "event", f"'{kind}' needs 'player = \"...\"' or 'each = true'")
+                return None
+            p = self.player_ref(table["player"], players, at + ("player",))
+            if p is None:
+                return None
+            return [self.part(spec.one, p, None, spec.param, value, at)], \
+                spec.text.format(who=players[p], s="s", n=value, card="")
+        if spec.value == "player":
+            p = self.player_ref(value, players, at + (kind,))
+            if p is None:
+                return None
+            return [self.part(spec.one, p, None, None, 0, at)], spec.text.format(who=players[p], s="s", n="", card="")
+        if spec.value == "card":
+            if value not in card_names:
+                self.err(f.loc(*at, kind), "name", f"{value!r} is not a card of this scenario"
+                                                   f"{suggest(str(value), card_names)}")
+                return None
+            c = card_names.index(value)
+            ctl = cards[c][1].get("controller")
+            p = int(ctl.values[0]) if ctl is not None and ctl.values else 0  # type: ignore[call-overload]
+            return [self.part(spec.one, p, c, None, 0, at)], spec.text.format(who=players[p], card=value, s="s", n="")
+        if value is not True:
+            self.err(f.loc(*at, kind), "type", f"write '{kind} = true'")
+            return None
+        return [self.part(spec.each, ACTIVE, None, None, 0, at)], spec.text
+
+    def amount(self, at: tuple[object, ...], n: Any) -> bool:
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_AMOUNT:
+            self.err(self.f.loc(*at), "type", f"the amount must be a whole number from 0 to {MAX_AMOUNT}")
+            return False
+        return True
+
+    def part(self, rule_id: str | None, actor: int, card: int | None, param: str | None, n: int,
+             at: tuple[object, ...]) -> Part:
+        try:
+            rule = self.model.rule(rule_id or "")
+        except KeyError:
+            self.err(self.f.loc(*at), "rule", f"this event fires rule {rule_id}, which the model at "
+                                              f"{self.model.root} does not have")
+            return None  # type: ignore[return-value]
+        params = {param: n} if param else {}
+        return Part(rule.id, actor if rule.actor else None, card if rule.card else None, params)
+
+    def bounds(self, table: Any, seats: dict[int, dict[str, InitSpec]], cards: tuple[dict[str, InitSpec], ...],
+               init: dict[str, InitSpec], margin: int) -> dict[str, tuple[int, int]]:
+        """Bounds for the search between events: each counter within *margin* of its starting values."""
+        out: dict[str, tuple[int, int]] = {}
+        for v in self.vocab.vars.values():
+            if v.fixed or v.type != "int":
+                continue
+            starts: list[int] = []
+            specs = ([s.get(v.name) for s in seats.values()] if v.scope == "player" else
+                     [c.get(v.name) for c in cards] if v.scope == "card" else [init.get(v.name)])
+            for s in specs:
+                starts += [int(x) for x in (s.explicit() if s is not None else (0,))]  # type: ignore[call-overload]
+            lo, hi = min(starts, default=0) - margin, max(starts, default=0) + margin
+            if v.min is not None:
+                lo = max(lo, v.min)
+            out[v.name] = (lo, hi)
+        for name, rng in (table.items() if isinstance(table, dict) else ()):
+            at = ("scenario", "bounds", name)
+            if name not in out:
+                self.err(self.f.loc(*at), "name", f"'{name}' is not a counter of the model{suggest(name, out)}")
+            elif (not isinstance(rng, list) or len(rng) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                                       for x in rng) or rng[0] > rng[1]):
+                self.err(self.f.loc(*at), "type", f"the bound of '{name}' must be [low, high]")
+            else:
+                out[name] = (rng[0], rng[1])
+        return out
+
+    def check_rest(self) -> None:
+        """The model must have the names a scenario waits on (REST, OVER, START_PHASE)."""
+        checker = TypeChecker(self.vocab, self.diags)
+        for text in (REST, OVER):
+            expr = parse_expr(text, SourceLoc(str(self.model.root)))
+            checker.check_expr(expr, Scope())
+        if START_PHASE not in self.vocab.enums.get("phase", ()):
+            self.err(SourceLoc(str(self.model.root)), "name", f"the model has no phase '{START_PHASE}'")
+
+
+def load_scenario(path: Path | str, model: Model) -> Scenario:
+    """Read and check a scenario file; raise :class:`ScenarioError` listing every problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError([Diagnostic(SourceLoc(str(p)), "missing", "no such scenario file")])
+    loader = _ScenarioLoader(p, model)
+    scenario = loader.load()
+    if scenario is None or loader.diags:
+        if not loader.diags:
+            loader.err(loader.f.loc(), "missing", "a scenario needs a [scenario] table and [[player]] tables")
+        raise ScenarioError(loader.diags)
+    return scenario
+
+
+# -- playing -------------------------------------------------------------------------
+
+class _Player:
+    """The compiled pieces one simulation needs."""
+
+    def __init__(self, model: Model, scenario: Scenario):
+        self.model, self.scenario = model, scenario
+        config = scenario.config
+        self.layout = Layout.for_config(model.vocab, scenario.n, config)
+        # Between events nobody concedes and only the listed choices are taken (DESIGN §3).
+        self.settle_model = replace(model, rules=tuple(r for r in model.rules if r.kind != "concession"))
+        self.compiler = Compiler(model, self.layout, config.params)
+        self.rest = self.compiler.expr(parse_expr(REST))
+        self.over = self.compiler.expr(parse_expr(OVER))
+        self.settle_insts = instances(self.settle_model, self.layout, config.params, bounds=config.bounds,
+                                      actions=config.actions, compiler=self.compiler)
+        # The play graph of the search each state was found in: rules that ask about loops
+        # (104.4b) are replayed and explained against it.
+        self.oracles: dict[State, GraphOracle] = {}
+        self.by_key = {i.key: i for i in self.settle_insts}
+        self.parts: dict[tuple[int, int, int | None], Instance] = {}
+        self.active_slot = self.layout.base["active"]
+
+    def out_of_bounds(self, s: State) -> list[str]:
+        """The counters of *s* outside the bounds of the search between events."""
+        bounds = self.scenario.config.bounds
+        return sorted({self.layout.var_of(k) for k, v in enumerate(s) if self.layout.var_of(k) in bounds
+                       and not bounds[self.layout.var_of(k)][0] <= v <= bounds[self.layout.var_of(k)][1]})
+
+    def part_instance(self, event: Event, k: int, actor: int | None) -> Instance:
+        """The instance of part *k* of *event* for *actor*, compiled with the event's parameters."""
+        key = (event.number, k, actor)
+        if key not in self.parts:
+            part = event.parts[k]
+            params = {**self.scenario.config.params, **part.params}
+            rule = self.model.rule(part.rule)
+            only = replace(self.model, rules=tuple(r for r in self.model.rules if not r.is_transition or r is rule))
+            found = [i for i in instances(only, self.layout, params)
+                     if i.actor == actor and i.card == part.card]
+            if not found:  # the guard is false for this actor whatever the state
+                self.parts[key] = Instance(-1, rule, actor, lambda s, t: False, (), (), (), part.card)
+            else:
+                self.parts[key] = found[0]
+        return self.parts[key]
+
+    def fire(self, event: Event, s: State) -> tuple[State, int | None] | None:
+        """The state after *event* from *s*, or None where one of its rules does not apply."""
+        insts = []
+        for k, part in enumerate(event.parts):
+            actor = s[self.active_slot] if part.actor == ACTIVE else part.actor
+            inst = self.part_instance(event, k, actor)
+            if not inst.guard(s, None):
+                return None
+            insts.append(inst)
+        t = s
+        for inst in insts:  # the parts happen at once: each guard saw s; their updates compose
+            t = inst.apply(t)
+        actors = {i.actor for i in insts}
+        return t, (actors.pop() if len(actors) == 1 else None)
+
+
+def simulate(model: Model, scenario: Scenario) -> Simulation:
+    """Play *scenario* through *model*; every outcome, one shortest replayed trace each."""
+    run = _Player(model, scenario)
+    layout, config = run.layout, scenario.config
+    init = next(initial_states(layout, config))
+    graph = nx.DiGraph()
+    graph.add_node(init, start=True)
+    notes: list[str] = []
+    explored = 0
+    ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
+
+    def settle(starts: list[tuple[State, tuple[Step, ...]]]) -> dict[State, tuple[Step, ...]]:
+        nonlocal explored
+        origin: dict[State, tuple[Step, ...]] = {}
+        for t, path in starts:
+            if t not in origin or len(path) < len(origin[t]):
+                origin[t] = path
+        g = explore(run.settle_model, config, scenario.n, initial=list(origin),
+                    stop=lambda s: bool(run.rest(s, None)))
+        explored += len(g.states)
+        if g.oracle is not None:
+            for st in g.states:
+                run.oracles.setdefault(st, g.oracle)
+        for a, b, k in g.edges():
+            inst = g.instances[k]
+            graph.add_edge(g.states[a], g.states[b], rule=inst.rule.id, actor=inst.actor, card=inst.card,
+                           kind=mandatoriness(inst.rule.kind))
+        deg = g.out_degree()
+        out: dict[State, tuple[Step, ...]] = {}
+        for node, s in enumerate(g.states):
+            if run.rest(s, None) or run.over(s, None):
+                out[s] = _path(g, node, origin)
+            elif g.cut[node]:
+                why = ", ".join(sorted(g.cut_vars)) or "states"
+                label = f"unknown (a bound was reached: {why})" if g.cut_vars else "unknown (state limit reached)"
+                _keep(ended, label, "unknown", _path(g, node, origin), why)
+            elif deg[node] == 0:
+                _keep(ended, "stuck (no rule applies)", "stuck", _path(g, node, origin), "")
+        for comp in cyclic_components(g):
+            optional = sorted({(g.instances[k].rule.id, g.instances[k].actor) for a, b, k in g.edges()
+                               if a in comp and b in comp and g.instances[k].rule.kind == "optional"})
+            if optional:
+                who = ", ".join(f"{rule} by {scenario.players[a] if a is not None else 'the game'}"
+                                for rule, a in optional)
+                notes.append(f"play can repeat on a loop that contains an optional action ({who}): not a draw "
+                             "(104.4b); the player who takes it chooses how often (732.2a)")
+        return out
+
+    frontier = settle([(init, ())])
+    for event in scenario.events:
+        starts: list[tuple[State, tuple[Step, ...]]] = []
+        kept: dict[State, tuple[Step, ...]] = {}
+        skipped = 0
+        for s, path in frontier.items():
+            if run.over(s, None):
+                kept[s] = path
+                continue
+            fired = run.fire(event, s)
+            if fired is None:
+                kept[s] = path
+                skipped += 1
+                continue
+            t, actor = fired
+            part = event.parts[0]
+            step = Step(part.rule if len(event.parts) == 1 else "+".join(dict.fromkeys(p.rule for p in event.parts)),
+                        actor, "event", t, (), part.card, event=event.number - 1)
+            graph.add_edge(s, t, rule=step.rule, actor=actor, card=part.card, kind="event",
+                           event=event.number)
+            far = run.out_of_bounds(t)
+            if far:
+                _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,),
+                      ", ".join(far))
+                continue
+            starts.append((t, path + (step,)))
+        if skipped:
+            live = sum(1 for s in frontier if not run.over(s, None))
+            notes.append(f"event {event.number} ({event.loc}) did not happen in {skipped} of {live} situations: "
+                         "its rule does not apply there (e.g. the player has left the game)")
+        settled = settle(starts) if starts else {}
+        for s, path in settled.items():
+            if s not in kept or len(path) < len(kept[s]):
+                kept[s] = path
+        frontier = kept
+
+    finals: dict[str, tuple[str, tuple[Step, ...], str]] = {}
+    for s, path in frontier.items():
+        label, kind = _label(run, s)
+        _keep(finals, label, kind, path, "")
+    finals.update(ended)
+    outcomes = []
+    for label in sorted(finals):
+        kind, path, why = finals[label]
+        trace = _trace(run, scenario, init, path, label)
+        replay_outcome(run, trace)
+        last = trace.steps[-1] if trace.steps else None
+        decided = (last.rule,) + last.because if last is not None else ()
+        outcomes.append(Outcome(label, kind, trace, decided, why, _loop(run, trace)))
+        graph.add_node(trace.final, outcome=label)
+    return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
+
+
+def _keep(table: dict[str, tuple[str, tuple[Step, ...], str]], label: str, kind: str, path: tuple[Step, ...],
+          why: str) -> None:
+    if label not in table or len(path) < len(table[label][1]):
+        table[label] = (kind, path, why)
+
+
+def _path(g: StateGraph, node: int, origin: Mapping[State, tuple[Step, ...]]) -> tuple[Step, ...]:
+    chain = g.path_to(node)
+    steps = list(origin[g.states[chain[0][0]]])
+    for nd, k in chain[1:]:
+        inst = g.instances[k]
+        steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, g.states[nd], (), inst.card))
+    return tuple(steps)
+
+
+def _label(run: _Player, s: State) -> tuple[str, str]:
+    lay, names = run.layout, run.scenario.players
+    status = [lay.show_value(lay.base["status"] + p, s[lay.base["status"] + p]) for p in range(lay.n)]
+    won = [names[p] for p in range(lay.n) if status[p] == "won"]
+    lost = [names[p] for p in range(lay.n) if status[p] == "lost"]
+    if run.over(s, None):
+        if won:
+            return (f"{' and '.join(won)} win{'s' if len(won) == 1 else ''}", "win")
+        if "drawn" in status:
+            return ("draw", "draw")
+        return ("game over, nobody wins", "over")
+    if "playing" not in status:  # nobody is left, yet the game never ended (a broken model can do this)
+        return (f"everyone lost ({', '.join(lost)}), the game never ended", "over")
+    return ("game goes on" + (f" ({', '.join(lost)} lost)" if lost else ""), "goes on")
+
+
+def _loop(run: _Player, trace: Trace) -> tuple[Step, ...]:
+    """The cycle a loop rule saw, when the trace ends with one (104.4b)."""
+    if not trace.steps or trace.steps[-1].event is not None:
+        return ()
+    before = trace.states[-2]
+    oracle = run.oracles.get(before)
+    if not run.model.rule(trace.steps[-1].rule).graph or not isinstance(oracle, PlayGraph):
+        return ()
+    g = oracle.graph
+    cycle = oracle.cycle(g.index[before], mandatory=True)
+    return tuple(Step(g.instances[k].rule.id, g.instances[k].actor, g.instances[k].rule.kind, g.states[nd], (),
+                      g.instances[k].card) for nd, k in cycle)
+
+
+def _trace(run: _Player, scenario: Scenario, init: State, path: tuple[Step, ...], label: str) -> Trace:
+    steps = []
+    prev = init
+    for step in path:
+        if step.event is None:
+            inst = run.by_key[(step.rule, step.actor, step.card)]
+            run.compiler.oracle = run.oracles.get(prev)
+            step = replace(step, because=explain(run.settle_model, run.compiler, inst, prev))
+        steps.append(step)
+        prev = step.state
+    return Trace(Path(scenario.path).stem, scenario.config.name, run.layout, init, tuple(steps), "outcome",
+                 "state", label)
+
+
+def replay_outcome(run: _Player, trace: Trace) -> None:
+    """Re-run an outcome's trace: events through their rules, the rest through the model's."""
+    state = trace.initial
+    for number, step in enumerate(trace.steps, 1):
+        if step.event is not None:
+            fired = run.fire(run.scenario.events[step.event], state)
+            after = fired[0] if fired is not None else None
+        else:
+            inst = run.by_key.get((step.rule, step.actor, step.card))
+            run.compiler.oracle = run.oracles.get(state)
+            after = inst.apply(state) if inst is not None and inst.guard(state, None) else None
+        if after != step.state:
+            raise ReplayMismatch(f"{trace.property_id}: step {number} ({step.rule}) does not replay")
+        state = after
+
+
+def expect_text(sim: Simulation) -> str:
+    if sim.scenario.expect is None:
+        return "no expected outcome stated"
+    want = ", ".join(sim.scenario.expect)
+    return f"expected: {want} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
+
