@@ -203,7 +203,7 @@ def _outcome_lines(sim: Simulation, index: int) -> list[str]:
                 + ")" if o.decided_by else "")]
     prev = t.initial
     for i, step in enumerate(t.steps, 1):
-        if step.event is not None:
+        if step.event is not None and step.part <= 0:
             e = events[step.event]
             lines.append(f"  event {e.number} (line {e.loc.line}): {e.text}" + (f"  -- {e.note}" if e.note else ""))
         changes = ", ".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(prev, step.state)) or "(no change)"

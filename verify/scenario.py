@@ -46,6 +46,14 @@ START_PHASE = "check"  # a scenario starts as a player would receive priority: s
 PLAYER_DEFAULTS: Mapping[str, object] = {"life": 20, "library": 20}  # 103.4: a starting life total of 20
 CARD_DEFAULTS: Mapping[str, object] = {"in_play": True}  # the cards of a scenario are in play
 PARAM_DEFAULTS: Mapping[str, int] = {"draw_n": 1, "life_step": 1, "poison_step": 1, "poison_limit": 10}
+# Where the parts of one event wait for each other: the instructions of one effect are
+# followed in order (608.2c), each part's single draws and immediate wins happening before
+# the next part (121.2, 104.1), with no state-based check until the last part is done (704.3).
+BETWEEN_PARTS = "phase == check or phase == over"
+# An event marked at_once does all its parts at the same moment (104.3f: win and lose
+# simultaneously): their updates compose, and the game goes on in the most urgent phase any part
+# asks for: results settle first (104.1), then single draws (121.2), then state-based actions.
+AT_ONCE_URGENCY = ("settle", "draw", "check")
 CHOICES = ("603.5",)  # optional rules explored between events: taking a "may" (603.5)
 MARGIN = 40  # how far a counter may move from its starting values before the search gives up
 MAX_STATES = 200_000
@@ -101,6 +109,7 @@ class Event:
     parts: tuple[Part, ...]
     loc: SourceLoc
     note: str = ""
+    at_once: bool = False  # all parts at the same moment, not one after another
 
 
 @dataclass(frozen=True)
@@ -349,10 +358,11 @@ class _ScenarioLoader(_Loader):
                 self.err(f.loc(*at), "type", "each [[event]] is a table")
                 continue
             kinds = [k for k in table if k in EVENT_KINDS]
-            extra = [k for k in table if k not in EVENT_KINDS and k not in ("player", "each", "note")]
+            modifiers = ("player", "each", "note", "at_once")
+            extra = [k for k in table if k not in EVENT_KINDS and k not in modifiers]
             for k in extra:
                 self.err(f.loc(*at, k), "key", f"unknown key '{k}' in an event"
-                                               f"{suggest(k, list(EVENT_KINDS) + ['player', 'each', 'note'])}")
+                                               f"{suggest(k, list(EVENT_KINDS) + list(modifiers))}")
             if not kinds:
                 if not extra:
                     self.err(f.loc(*at), "event", "an event needs one of: " + ", ".join(EVENT_KINDS))
@@ -382,10 +392,14 @@ class _ScenarioLoader(_Loader):
                 return None
             parts += got[0]
             texts.append(got[1])
+        at_once = table.get("at_once", False)
+        if not isinstance(at_once, bool):
+            self.err(f.loc(*at, "at_once"), "type", "'at_once' is true or false")
+            return None
         if any(p is None for p in parts):
             return None
-        return Event(i + 1, "+".join(kinds), ", then ".join(texts), tuple(parts), f.loc(*at),
-                     note if isinstance(note, str) else "")
+        return Event(i + 1, "+".join(kinds), (" and at the same moment " if at_once else ", then ").join(texts),
+                     tuple(parts), f.loc(*at), note if isinstance(note, str) else "", at_once)
 
     def event_part(self, at: tuple[object, ...], table: dict[str, Any], kind: str, each: bool,
                    players: tuple[str, ...], card_names: tuple[str, ...],
@@ -530,6 +544,7 @@ class _Player:
         self.by_key = {i.key: i for i in self.settle_insts}
         self.parts: dict[tuple[int, int, int | None], Instance] = {}
         self.active_slot = self.layout.base["active"]
+        self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
 
     def out_of_bounds(self, s: State) -> list[str]:
         """The counters of *s* outside the bounds of the search between events."""
@@ -553,8 +568,9 @@ class _Player:
                 self.parts[key] = found[0]
         return self.parts[key]
 
-    def fire(self, event: Event, s: State) -> tuple[State, int | None] | None:
-        """The state after *event* from *s*, or None where one of its rules does not apply."""
+    def fire(self, event: Event, s: State) -> tuple[Instance, ...] | None:
+        """The instances of *event*'s parts from *s*, or None where one of its rules does not apply
+        (every part's guard is evaluated where the event happens)."""
         insts = []
         for k, part in enumerate(event.parts):
             actor = s[self.active_slot] if part.actor == ACTIVE else part.actor
@@ -562,11 +578,17 @@ class _Player:
             if not inst.guard(s, None):
                 return None
             insts.append(inst)
-        t = s
-        for inst in insts:  # the parts happen at once: each guard saw s; their updates compose
+        return tuple(insts)
+
+    def at_once(self, insts: tuple[Instance, ...], x: State) -> State:
+        """Every part's update at the same moment, in the most urgent phase any part asks for."""
+        t = x
+        for inst in insts:
             t = inst.apply(t)
-        actors = {i.actor for i in insts}
-        return t, (actors.pop() if len(actors) == 1 else None)
+        slot = self.layout.base["phase"]
+        asked = {inst.apply(x)[slot] for inst in insts}
+        urgent = [self.layout.codes[p] for p in AT_ONCE_URGENCY if self.layout.codes[p] in asked]
+        return t[:slot] + (urgent[0],) + t[slot + 1:] if urgent else t
 
 
 def simulate(model: Model, scenario: Scenario) -> Simulation:
@@ -580,14 +602,15 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
     explored = 0
     ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
 
-    def settle(starts: list[tuple[State, tuple[Step, ...]]]) -> dict[State, tuple[Step, ...]]:
+    def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest) -> dict[State, tuple[Step, ...]]:
+        """Play on from *starts* by the model's own steps to where *stop* (or the game's end) holds."""
         nonlocal explored
         origin: dict[State, tuple[Step, ...]] = {}
         for t, path in starts:
             if t not in origin or len(path) < len(origin[t]):
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
-                    stop=lambda s: bool(run.rest(s, None)))
+                    stop=lambda s: bool(stop(s, None)))
         explored += len(g.states)
         if g.oracle is not None:
             for st in g.states:
@@ -599,7 +622,7 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
         deg = g.out_degree()
         out: dict[State, tuple[Step, ...]] = {}
         for node, s in enumerate(g.states):
-            if run.rest(s, None) or run.over(s, None):
+            if stop(s, None) or run.over(s, None):
                 out[s] = _path(g, node, origin)
             elif g.cut[node]:
                 why = ", ".join(sorted(g.cut_vars)) or "states"
@@ -626,23 +649,45 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
             if run.over(s, None):
                 kept[s] = path
                 continue
-            fired = run.fire(event, s)
-            if fired is None:
+            insts = run.fire(event, s)
+            if insts is None:
                 kept[s] = path
                 skipped += 1
                 continue
-            t, actor = fired
-            part = event.parts[0]
-            step = Step(part.rule if len(event.parts) == 1 else "+".join(dict.fromkeys(p.rule for p in event.parts)),
-                        actor, "event", t, (), part.card, event=event.number - 1)
-            graph.add_edge(s, t, rule=step.rule, actor=actor, card=part.card, kind="event",
-                           event=event.number)
-            far = run.out_of_bounds(t)
-            if far:
-                _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,),
-                      ", ".join(far))
+            if event.at_once:
+                t = run.at_once(insts, s)
+                step = Step("+".join(i.rule.id for i in insts), insts[0].actor if len({i.actor for i in insts}) == 1
+                            else None, "event", t, (), insts[0].card, event=event.number - 1, part=-1)
+                graph.add_edge(s, t, rule=step.rule, actor=step.actor, card=step.card, kind="event",
+                               event=event.number)
+                far = run.out_of_bounds(t)
+                if far:
+                    _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,),
+                          ", ".join(far))
+                else:
+                    starts.append((t, path + (step,)))
                 continue
-            starts.append((t, path + (step,)))
+            stage = {s: path}
+            for k, inst in enumerate(insts):
+                after: list[tuple[State, tuple[Step, ...]]] = []
+                for x, xpath in stage.items():
+                    if run.over(x, None):  # an earlier part ended the game: the rest never happens
+                        starts.append((x, xpath))
+                        continue
+                    t = inst.apply(x)
+                    step = Step(inst.rule.id, inst.actor, "event", t, (), inst.card, event=event.number - 1, part=k)
+                    graph.add_edge(x, t, rule=inst.rule.id, actor=inst.actor, card=inst.card, kind="event",
+                                   event=event.number)
+                    far = run.out_of_bounds(t)
+                    if far:
+                        _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown",
+                              xpath + (step,), ", ".join(far))
+                        continue
+                    after.append((t, xpath + (step,)))
+                if k == len(insts) - 1:
+                    starts += after
+                else:  # this part's draws and immediate results, then the next part
+                    stage = settle(after, run.between) if after else {}
         if skipped:
             live = sum(1 for s in frontier if not run.over(s, None))
             notes.append(f"event {event.number} ({event.loc}) did not happen in {skipped} of {live} situations: "
@@ -734,8 +779,15 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
     state = trace.initial
     for number, step in enumerate(trace.steps, 1):
         if step.event is not None:
-            fired = run.fire(run.scenario.events[step.event], state)
-            after = fired[0] if fired is not None else None
+            event = run.scenario.events[step.event]
+            insts = run.fire(event, state) if step.part <= 0 else ()
+            if insts is None:
+                raise ReplayMismatch(f"{trace.property_id}: event {event.number} cannot happen at step {number}")
+            if step.part == -1:
+                after = run.at_once(insts, state)
+            else:
+                inst = run.part_instance(event, step.part, step.actor)
+                after = inst.apply(state) if event.parts[step.part].rule == step.rule else None
         else:
             inst = run.by_key.get((step.rule, step.actor, step.card))
             run.compiler.oracle = run.oracles.get(state)

@@ -23,6 +23,7 @@ class Step:
     because: tuple[str, ...] = ()  # clause rules that decided the step's effect
     card: int | None = None  # the abstract card the rule fired for, if any
     event: int | None = None  # a scenario's event (0-based) this step carries out, if any
+    part: int = 0  # which part of that event (-1: all its parts at once)
 
     @property
     def mandatoriness(self) -> str:
