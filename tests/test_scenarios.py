@@ -172,6 +172,12 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
      ":11:1:", "'draw' needs 'player = \"...\"' or 'each = true'"),
     ('[scenario]\ntitle = "t"\nsource = "s"\nexpect = 3\n' + TWO, ":4:", "'expect' must be a string or list"),
     ('[scenario\ntitle = "t"\n', ":1:", "malformed TOML"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nexpect = "Alcie wins"\n' + TWO, ":4:10:",
+     "names 'Alcie', who is not a player (did you mean 'Alice'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nexpect = ["draw", "maybe"]\n' + TWO, ":4:19:",
+     "'maybe' is not an outcome"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nchoices = ["603.5", "104.3"]\n' + TWO, ":4:11:",
+     "'104.3' is not an optional rule or a concession of the model"),
     ('[scenario]\ntitle = "t"\nsource = "s"\n[[player]]\nname = "Solo"\n', ":4:1:", "2 to 8 [[player]] tables, not 1"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
@@ -184,6 +190,22 @@ def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: 
     assert f"s.toml{where}" in line, run.output
     with pytest.raises(ModelError):
         load_scenario(path, load_model())
+
+
+def test_an_expectation_may_say_win_or_wins(tmp_path: Path, model) -> None:
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 104.3e"\nexpect = "Alice win"\n' + TWO
+                  + '[[event]]\nlose = "Bob"\n')
+    assert simulate(model, load_scenario(path, model)).as_expected
+
+
+def test_one_event_may_mix_a_table_and_a_player(tmp_path: Path, model) -> None:
+    """'Alice draws 1 and Bob loses 2' as one effect, in that order (608.2c)."""
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 608.2c"\nexpect = "Alice wins"\n'
+                  + TWO.replace("life = 1\n[[player]]", "life = 1\nlibrary = 0\nempty_draw_wins = true\n[[player]]")
+                  + '[[event]]\ndraw = { Alice = 1 }\nlose_life = 2\nplayer = "Bob"\n')
+    sim = simulate(model, load_scenario(path, model))
+    (o,) = sim.outcomes
+    assert o.label == "Alice wins" and [s.rule for s in o.trace.steps if s.event is not None] == ["121.1/effect"]
 
 
 def test_a_missing_file_is_bad_input(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ MARGIN = 40  # how far a counter may move from its starting values before the se
 MAX_STATES = 200_000
 MAX_EVENTS = 200
 MAX_AMOUNT = 1000
+MAX_ROUNDS = 8  # passes one event may take: the steps of a turn, and the turns of departed players
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class EventKind:
     param: str | None
     value: str  # 'count' (a number), 'player', 'card' or 'flag' (true)
     text: str
+    by_controller: bool = True  # a card event is the card's controller's (else the active player's)
+    until: str = ""  # a 'flag' event repeats (up to MAX_ROUNDS) until this holds where play rests
 
 
 EVENT_KINDS: Mapping[str, EventKind] = {
@@ -85,8 +88,12 @@ EVENT_KINDS: Mapping[str, EventKind] = {
     "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
     "draw_game": EventKind(None, "104.4c/effect", None, "flag", "an effect says the game is a draw"),
     "activate": EventKind("602.2", None, None, "card", "{who} activates {card}"),
+    "exile": EventKind("701.13/effect", None, None, "card", "an effect exiles {card}", by_controller=False),
+    "pass": EventKind(None, "117.4", None, "times",
+                      "all players pass with an empty stack: the step ends and the next begins ({n} time{s})"),
     "next_turn": EventKind(None, "117.4", None, "flag",
-                           "all players pass with an empty stack: the turn moves on"),
+                           "all players pass with an empty stack until the next player's main phase",
+                           until="step == main"),
 }
 ACTIVE = -1  # a part's actor: whoever is the active player when the event happens
 
@@ -110,6 +117,8 @@ class Event:
     loc: SourceLoc
     note: str = ""
     at_once: bool = False  # all parts at the same moment, not one after another
+    repeat: int = 1  # how many times the event happens, the model playing on in between
+    until: str = ""  # or: it happens again (up to *repeat* times) until this holds where play rests
 
 
 @dataclass(frozen=True)
@@ -169,7 +178,25 @@ class Simulation:
 
 
 def _norm(label: str) -> str:
-    return " ".join(label.lower().split())
+    return re.sub(r" wins$", " win", " ".join(label.lower().split()))
+
+
+def _bad_label(label: str, players: tuple[str, ...]) -> str | None:
+    """Why *label* can never be an outcome of a game between *players* (None if it can)."""
+    text = " ".join(label.split())
+    names = r"(\w+)(?:, (\w+))*(?: and (\w+))?"
+    forms = ["draw", "game goes on", rf"game goes on \({names} lost\)", rf"{names} wins?",
+             rf"everyone lost \({names}\), the game never ended", "game over, nobody wins"]
+    for form in forms:
+        m = re.fullmatch(form, text, re.I)
+        if m:
+            unknown = [g for g in m.groups() if g and g not in players]
+            if unknown:
+                return (f"the expected outcome {label!r} names {unknown[0]!r}, who is not a player"
+                        f"{suggest(unknown[0], players)}")
+            return None
+    return (f"{label!r} is not an outcome: write \"draw\", \"game goes on\", \"game goes on (Bob lost)\" "
+            f"or \"Alice wins\"")
 
 
 # -- loading -------------------------------------------------------------------------
@@ -193,7 +220,7 @@ class _ScenarioLoader(_Loader):
         if not isinstance(head, dict) or not isinstance(f.data.get("player"), list):
             return None
         self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
-                            "bounds": dict, "choices": list, "max_states": int},
+                            "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool},
                   ("title", "source"), ("scenario",), "[scenario]")
         players = self.players(f.data["player"])
         if players is None:
@@ -212,12 +239,18 @@ class _ScenarioLoader(_Loader):
         elif expect is not None and not (expect and all(isinstance(x, str) and x.strip() for x in expect)):
             self.err(f.loc("scenario", "expect"), "type",
                      "'expect' is an outcome such as \"Alice wins\", \"draw\" or \"game goes on\", or a list of them")
+        if expect is not None:
+            for k, label in enumerate(expect):
+                why = _bad_label(label, names) if isinstance(label, str) else None
+                if why:
+                    self.err(f.loc("scenario", "expect", k) if isinstance(head.get("expect"), list)
+                             else f.loc("scenario", "expect"), "expect", why)
         choices = head.get("choices", list(CHOICES))
-        optional = [r.id for r in self.model.rules if r.kind == "optional"]
+        optional = [r.id for r in self.model.rules if r.kind in ("optional", "concession")]
         for c in choices:
             if c not in optional:
                 self.err(f.loc("scenario", "choices"), "rule",
-                         f"'{c}' is not an optional rule of the model{suggest(str(c), optional)}")
+                         f"'{c}' is not an optional rule or a concession of the model{suggest(str(c), optional)}")
         max_states = head.get("max_states", MAX_STATES)
         if isinstance(max_states, int) and not 1 <= max_states <= 5_000_000:
             self.err(f.loc("scenario", "max_states"), "bounds", "max_states must be between 1 and 5,000,000")
@@ -227,6 +260,11 @@ class _ScenarioLoader(_Loader):
         seats = {p: spec for p, (_, spec) in enumerate(players)}
         card_specs = tuple(spec for _, spec in cards)
         init: dict[str, InitSpec] = {"phase": InitSpec(values=(START_PHASE,)), "active": InitSpec(values=(active,))}
+        for key in ("step", "first_turn"):  # where in the turn the situation is (500.1, 103.8a)
+            if key in head:
+                spec = self.value(("scenario", key), key, head[key], ())
+                if spec is not None:
+                    init[key] = spec
         amount = max((max(part.params.values(), default=0) for e in events for part in e.parts), default=0)
         bounds = self.bounds(head.get("bounds", {}), seats, card_specs, init, MARGIN + amount)
         if self.diags:
@@ -398,8 +436,18 @@ class _ScenarioLoader(_Loader):
             return None
         if any(p is None for p in parts):
             return None
+        repeat, until = 1, ""
+        for kind in kinds:
+            spec = EVENT_KINDS[kind]
+            if spec.value == "times" or spec.until:
+                if len(kinds) > 1:
+                    self.err(f.loc(*at, kind), "event", f"'{kind}' is an event of its own: put it in its own [[event]]")
+                    return None
+                repeat, until = (table[kind], "") if spec.value == "times" else (MAX_ROUNDS, spec.until)
+                if until:
+                    self.check_expr(until)
         return Event(i + 1, "+".join(kinds), (" and at the same moment " if at_once else ", then ").join(texts),
-                     tuple(parts), f.loc(*at), note if isinstance(note, str) else "", at_once)
+                     tuple(parts), f.loc(*at), note if isinstance(note, str) else "", at_once, repeat, until)
 
     def event_part(self, at: tuple[object, ...], table: dict[str, Any], kind: str, each: bool,
                    players: tuple[str, ...], card_names: tuple[str, ...],
@@ -408,10 +456,7 @@ class _ScenarioLoader(_Loader):
         value = table[kind]
         parts: list[Part] = []
         if spec.value == "count":
-            if isinstance(value, dict):  # { Alice = 2, Bob = 3 }: several players at once
-                if "player" in table or each:
-                    self.err(f.loc(*at, kind), "event", f"'{kind}' as a table names its players; drop 'player'/'each'")
-                    return None
+            if isinstance(value, dict):  # { Alice = 2, Bob = 3 }: several players (player/each are for the others)
                 for who, n in value.items():
                     p = self.player_ref(who, players, at + (kind, who))
                     if p is None or not self.amount(at + (kind, who), n):
@@ -435,6 +480,11 @@ class _ScenarioLoader(_Loader):
                 return None
             return [self.part(spec.one, p, None, spec.param, value, at)], \
                 spec.text.format(who=players[p], s="s", n=value, card="")
+        if spec.value == "times":
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4 * MAX_ROUNDS:
+                self.err(f.loc(*at, kind), "type", f"'{kind}' takes how many times: 1 to {4 * MAX_ROUNDS}")
+                return None
+            return [self.part(spec.each, ACTIVE, None, None, 0, at)], spec.text.format(n=value, s="s" if value > 1 else "")
         if spec.value == "player":
             p = self.player_ref(value, players, at + (kind,))
             if p is None:
@@ -448,7 +498,8 @@ class _ScenarioLoader(_Loader):
             c = card_names.index(value)
             ctl = cards[c][1].get("controller")
             p = int(ctl.values[0]) if ctl is not None and ctl.values else 0  # type: ignore[call-overload]
-            return [self.part(spec.one, p, c, None, 0, at)], spec.text.format(who=players[p], card=value, s="s", n="")
+            return ([self.part(spec.one, p if spec.by_controller else ACTIVE, c, None, 0, at)],
+                    spec.text.format(who=players[p], card=value, s="s", n=""))
         if value is not True:
             self.err(f.loc(*at, kind), "type", f"write '{kind} = true'")
             return None
@@ -498,12 +549,14 @@ class _ScenarioLoader(_Loader):
                 out[name] = (rng[0], rng[1])
         return out
 
+    def check_expr(self, text: str) -> None:
+        """An expression the scenario engine evaluates must make sense in the model."""
+        TypeChecker(self.vocab, self.diags).check_expr(parse_expr(text, SourceLoc(str(self.model.root))), Scope())
+
     def check_rest(self) -> None:
         """The model must have the names a scenario waits on (REST, OVER, START_PHASE)."""
-        checker = TypeChecker(self.vocab, self.diags)
-        for text in (REST, OVER):
-            expr = parse_expr(text, SourceLoc(str(self.model.root)))
-            checker.check_expr(expr, Scope())
+        for text in (REST, OVER, BETWEEN_PARTS):
+            self.check_expr(text)
         if START_PHASE not in self.vocab.enums.get("phase", ()):
             self.err(SourceLoc(str(self.model.root)), "name", f"the model has no phase '{START_PHASE}'")
 
@@ -531,8 +584,10 @@ class _Player:
         self.model, self.scenario = model, scenario
         config = scenario.config
         self.layout = Layout.for_config(model.vocab, scenario.n, config)
-        # Between events nobody concedes and only the listed choices are taken (DESIGN §3).
-        self.settle_model = replace(model, rules=tuple(r for r in model.rules if r.kind != "concession"))
+        # Between events only the scenario's choices are taken: its optional rules, and conceding
+        # only when it lists the concession rule (DESIGN §3).
+        self.settle_model = replace(model, rules=tuple(r for r in model.rules if r.kind != "concession"
+                                                       or r.id in (config.actions or ())))
         self.compiler = Compiler(model, self.layout, config.params)
         self.rest = self.compiler.expr(parse_expr(REST))
         self.over = self.compiler.expr(parse_expr(OVER))
@@ -545,6 +600,13 @@ class _Player:
         self.parts: dict[tuple[int, int, int | None], Instance] = {}
         self.active_slot = self.layout.base["active"]
         self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
+        self._until: dict[str, Any] = {}
+
+    def until(self, event: Event, s: State) -> bool:
+        """Whether a repeating event is done where play rests at *s*."""
+        if event.until not in self._until:
+            self._until[event.until] = self.compiler.expr(parse_expr(event.until))
+        return bool(self._until[event.until](s, None))
 
     def out_of_bounds(self, s: State) -> list[str]:
         """The counters of *s* outside the bounds of the search between events."""
@@ -630,7 +692,10 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                 _keep(ended, label, "unknown", _path(g, node, origin), why)
             elif deg[node] == 0:
                 _keep(ended, "stuck (no rule applies)", "stuck", _path(g, node, origin), "")
+        on_loops = set(g.oracle.components(mandatory=True)) if isinstance(g.oracle, PlayGraph) else set()
         for comp in cyclic_components(g):
+            if comp & on_loops:  # the loop rule sees a mandatory loop here; 104.4b decides
+                continue
             optional = sorted({(g.instances[k].rule.id, g.instances[k].actor) for a, b, k in g.edges()
                                if a in comp and b in comp and g.instances[k].rule.kind == "optional"})
             if optional:
@@ -640,8 +705,10 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                              "(104.4b); the player who takes it chooses how often (732.2a)")
         return out
 
-    frontier = settle([(init, ())])
-    for event in scenario.events:
+    def fire(event: Event, frontier: dict[State, tuple[Step, ...]]
+             ) -> tuple[dict[State, tuple[Step, ...]], list[tuple[State, tuple[Step, ...]]], int]:
+        """Event *event* once from each state of *frontier*: (states it left alone, where it
+        led before the model plays on, how many states it could not happen in)."""
         starts: list[tuple[State, tuple[Step, ...]]] = []
         kept: dict[State, tuple[Step, ...]] = {}
         skipped = 0
@@ -688,15 +755,31 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                     starts += after
                 else:  # this part's draws and immediate results, then the next part
                     stage = settle(after, run.between) if after else {}
+        return kept, starts, skipped
+
+    frontier = settle([(init, ())])
+    for event in scenario.events:
+        todo: dict[State, tuple[Step, ...]] = frontier
+        done: dict[State, tuple[Step, ...]] = {}
+        skipped = 0
+        for round_ in range(event.repeat):  # 'pass = 3': three times; 'next_turn': until the next main phase
+            kept, starts, missed = fire(event, todo)
+            skipped += missed if round_ == 0 else 0
+            for s, path in kept.items():
+                _merge(done, s, path)
+            todo = {}
+            for s, path in (settle(starts) if starts else {}).items():
+                if run.over(s, None) or round_ == event.repeat - 1 or (event.until and run.until(event, s)):
+                    _merge(done, s, path)
+                else:
+                    todo[s] = path
+            if not todo:
+                break
         if skipped:
             live = sum(1 for s in frontier if not run.over(s, None))
             notes.append(f"event {event.number} ({event.loc}) did not happen in {skipped} of {live} situations: "
                          "its rule does not apply there (e.g. the player has left the game)")
-        settled = settle(starts) if starts else {}
-        for s, path in settled.items():
-            if s not in kept or len(path) < len(kept[s]):
-                kept[s] = path
-        frontier = kept
+        frontier = done
 
     finals: dict[str, tuple[str, tuple[Step, ...], str]] = {}
     for s, path in frontier.items():
@@ -713,6 +796,11 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
         outcomes.append(Outcome(label, kind, trace, decided, why, _loop(run, trace)))
         graph.add_node(trace.final, outcome=label)
     return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
+
+
+def _merge(table: dict[State, tuple[Step, ...]], s: State, path: tuple[Step, ...]) -> None:
+    if s not in table or len(path) < len(table[s]):
+        table[s] = path
 
 
 def _keep(table: dict[str, tuple[str, tuple[Step, ...], str]], label: str, kind: str, path: tuple[Step, ...],
@@ -778,6 +866,7 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
     """Re-run an outcome's trace: events through their rules, the rest through the model's."""
     state = trace.initial
     for number, step in enumerate(trace.steps, 1):
+        after: State | None = None
         if step.event is not None:
             event = run.scenario.events[step.event]
             insts = run.fire(event, state) if step.part <= 0 else ()
@@ -785,14 +874,14 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
                 raise ReplayMismatch(f"{trace.property_id}: event {event.number} cannot happen at step {number}")
             if step.part == -1:
                 after = run.at_once(insts, state)
-            else:
-                inst = run.part_instance(event, step.part, step.actor)
-                after = inst.apply(state) if event.parts[step.part].rule == step.rule else None
+            elif event.parts[step.part].rule == step.rule:
+                after = run.part_instance(event, step.part, step.actor).apply(state)
         else:
-            inst = run.by_key.get((step.rule, step.actor, step.card))
+            found = run.by_key.get((step.rule, step.actor, step.card))
             run.compiler.oracle = run.oracles.get(state)
-            after = inst.apply(state) if inst is not None and inst.guard(state, None) else None
-        if after != step.state:
+            if found is not None and found.guard(state, None):
+                after = found.apply(state)
+        if after is None or after != step.state:
             raise ReplayMismatch(f"{trace.property_id}: step {number} ({step.rule}) does not replay")
         state = after
 
