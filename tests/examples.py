@@ -8,15 +8,16 @@ from __future__ import annotations
 
 # Player values, seats 0..2
 STATE = {
-    "phase": "draw", "active": 1, "would_draw": False, "stack": 0,
-    "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4], "to_draw": [1, 0, 2],
+    "phase": "draw", "active": 1, "step": "draw_step", "first_turn": False, "would_draw": False, "stack": 0,
+    "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4], "commander_damage": [0, 0, 0],
+    "to_draw": [1, 0, 2],
     "drew_from_empty": [True, False, False], "would_lose": [False, True, False],
     "would_win": [False, False, True], "status": ["playing", "playing", "lost"],
     "cant_lose": [False, True, False], "cant_win": [False, False, False],
     "cant_draw": [True, False, False], "empty_draw_wins": [False, False, True],
 }
 AFTER = {**STATE, "phase": "check", "life": [2, -1, 0], "library": [0, 1, 5]}
-PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10}
+PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10, "commander_step": 7, "commander_limit": 21}
 
 ROWS: list[tuple[str, object]] = [
     ("7", 7), ("true", True), ("false", False),

@@ -209,7 +209,7 @@ def test_malformed_toml(model_copy: Path, rel: str, old: str, new: str, broken_l
 # -- 2. unknown names -----------------------------------------------------------------
 
 def test_unknown_variable_in_when(model_copy: Path) -> None:
-    old_when = 'when = "phase == draw and next_drawer(p) and library[p] == 0 and not empty_draw_wins[p]"'
+    old_when = 'when = "phase == draw and next_drawer(p) and library[p] == 0 and not wins_empty_draw(p)"'
     new_when = old_when.replace("library[p] == 0", "libary[p] == 0")
     text = edit(model_copy, "rules/121-drawing.toml", old_when, new_when)
     line, col = in_string(text, new_when, "libary")
@@ -251,9 +251,9 @@ def test_unknown_name_location(model_copy: Path, rel: str, old: str, new: str, n
 # -- 3. syntax errors -----------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, old, new, needle, phrase", [
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = "life[p] <= $0"', "$0",
+    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= $0"', "$0",
                  "unexpected character '$'", id="stray-dollar"),
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = "life[p] <= <= 0"', "<= 0\"",
+    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= <= 0"', "<= 0\"",
                  "unexpected '<='", id="doubled-operator"),
     pytest.param("rules/121-drawing.toml", 'true; to_draw[p] := to_draw[p] - 1"',
                  'true; to_draw[p] = to_draw[p] - 1"', "true; to_draw[p] = to_draw", "unexpected character '='",
@@ -273,7 +273,7 @@ def test_syntax_error(model_copy: Path, rel: str, old: str, new: str, needle: st
 
 def test_syntax_error_at_end_of_expression(model_copy: Path) -> None:
     new_when = 'when = "life[p] <= "'
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', new_when)
+    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', new_when)
     line, op_col = in_string(text, new_when, "<=")
     end_col = op_col + len("<= ")  # just past the text of the expression
     run = run_all(model_copy)
@@ -288,7 +288,7 @@ def test_syntax_error_at_end_of_expression(model_copy: Path) -> None:
 
 def test_end_of_expression_points_at_the_end(model_copy: Path) -> None:
     new_when = 'when = "life[p] <="'
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', new_when)
+    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', new_when)
     line, op_col = in_string(text, new_when, "<=")
     run = run_all(model_copy)
     assert_bad_input(run)
@@ -298,7 +298,7 @@ def test_end_of_expression_points_at_the_end(model_copy: Path) -> None:
 # -- 4. type errors -------------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, old, new, needle, phrase", [
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = "life[p] and true"', "life[p] and",
+    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] and true"', "life[p] and",
                  "'and' needs bool operands, found int", id="int-and-bool"),
     pytest.param("rules/121-drawing.toml", 'true; to_draw[p] := to_draw[p] - 1"', 'true; to_draw[p] := false"',
                  "false\"", "found bool", id="bool-to-int"),
@@ -527,7 +527,8 @@ def test_rules_option_naming_a_file(tmp_path: Path) -> None:
 
 # -- 14. parameters ---------------------------------------------------------------------
 
-DUEL_PARAMS = "draw_n = 2\nlife_step = 1\npoison_step = 5\npoison_limit = 10\n[config.bounds]\nlife = [-1, 2]"
+DUEL_PARAMS = ("draw_n = 2\nlife_step = 1\npoison_step = 5\npoison_limit = 10\ncommander_step = 7\ncommander_limit = 21\n"
+               "[config.bounds]\ncommander_damage = [0, 0]\nlife = [-1, 2]")
 
 
 def test_unknown_parameter(model_copy: Path) -> None:
@@ -562,10 +563,10 @@ def test_parameter_below_its_minimum(model_copy: Path) -> None:
 # -- 15. every error is reported -----------------------------------------------------------
 
 def test_several_errors_in_several_files_are_all_reported(model_copy: Path) -> None:
-    when_121 = 'when = "phase == draw and next_drawer(p) and library[p] == 0 and not empty_draw_wins[p]"'
+    when_121 = 'when = "phase == draw and next_drawer(p) and library[p] == 0 and not wins_empty_draw(p)"'
     bad_121 = when_121.replace("library[p] == 0", "libary[p] == 0")
     drawing = edit(model_copy, "rules/121-drawing.toml", when_121, bad_121)
-    sba = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = "lief[p] <= 0"')
+    sba = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "lief[p] <= 0"')
     props = edit(model_copy, "properties.toml", 'when = "phase == over"', 'when = "phase == ovr"')
     run = run_all(model_copy)
     assert_bad_input(run)
@@ -581,7 +582,7 @@ def test_several_errors_in_several_files_are_all_reported(model_copy: Path) -> N
 @pytest.mark.parametrize("command", [["all"], ["check", "game-end-final"], ["list"], ["explore"]],
                          ids=["all", "check", "list", "explore"])
 def test_every_command_reports_bad_input(model_copy: Path, command: list[str]) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = "life[p] <= $0"')
+    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= $0"')
     extra = ["--no-reports"] if command[0] in ("all", "check") else []
     run = invoke(*command, "--rules", str(model_copy), *extra)
     assert_bad_input(run)
@@ -662,14 +663,14 @@ def test_top_level_value_of_the_wrong_type(model_copy: Path, rel: str, apply: Ca
 
 def test_deeply_nested_expression(model_copy: Path) -> None:
     depth = 200
-    edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', f'when = "{"(" * depth}life[p] <= 0{")" * depth}"')
+    edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', f'when = "{"(" * depth}life[p] <= 0{")" * depth}"')
     run = invoke("list", "--rules", str(model_copy))
     assert "Traceback" not in run.everything
     assert run.exit_code in (0, EXIT_INPUT), run.everything
 
 
 def test_location_after_line_ending_backslash(model_copy: Path) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"', 'when = """\\\n    lief[p] <= 0"""')
+    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = """\\\n    lief[p] <= 0"""')
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "rules/704-sba.toml", *position(text, "lief"), "'lief'")
@@ -680,7 +681,7 @@ def test_location_after_line_ending_backslash(model_copy: Path) -> None:
     "decoded string, so every escape sequence (here \\u0074, 6 characters in the file, 1 in the string) "
     "before the problem shifts the reported column left"))
 def test_location_after_escape_sequence(model_copy: Path) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0"',
+    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"',
                 'when = "life[p] <= 0 and \\u0074rue and lief[p] == 0"')
     run = run_all(model_copy)
     assert_bad_input(run)
@@ -690,11 +691,11 @@ def test_location_after_escape_sequence(model_copy: Path) -> None:
 # -- cards and rankings ---------------------------------------------------------------------
 
 def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
-    old = '''then 1 else 23)'''
-    text = edit(model_copy, "configs.toml", old, '''then true else 23)''')
+    old = '''to_draw[q] > 0) then 1\n'''
+    text = edit(model_copy, "configs.toml", old, '''to_draw[q] > 0) then true\n''')
     run = run_all(model_copy)
     assert_bad_input(run)
-    d = expect_diag(run, model_copy, "configs.toml", *position(text, "(if any(q in players: to_draw[q] > 0) then true", 1),
+    d = expect_diag(run, model_copy, "configs.toml", *position(text, "if phase == draw and any(q in players: to_draw[q] > 0) then true", 0),
                     "'if' branches differ")
     assert d.code == "type"
 

@@ -17,7 +17,7 @@ from conftest import ROOT
 MODEL = load_model(ROOT / "model")
 N = 3
 LAYOUT = Layout.of(MODEL.vocab, N)
-PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10}
+PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10, "commander_step": 7, "commander_limit": 21}
 INT_VARS = ["life", "library", "poison", "to_draw"]
 BOOL_VARS = ["drew_from_empty", "would_lose", "would_win", "cant_lose", "cant_draw"]
 

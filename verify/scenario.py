@@ -45,7 +45,8 @@ START_PHASE = "check"  # a scenario starts as a player would receive priority: s
 # Counters a scenario's players and cards start with unless the file says otherwise.
 PLAYER_DEFAULTS: Mapping[str, object] = {"life": 20, "library": 20}  # 103.4: a starting life total of 20
 CARD_DEFAULTS: Mapping[str, object] = {"in_play": True}  # the cards of a scenario are in play
-PARAM_DEFAULTS: Mapping[str, int] = {"draw_n": 1, "life_step": 1, "poison_step": 1, "poison_limit": 10}
+PARAM_DEFAULTS: Mapping[str, int] = {"draw_n": 1, "life_step": 1, "poison_step": 1, "poison_limit": 10,
+                                     "commander_step": 1, "commander_limit": 21}
 # Where the parts of one event wait for each other: the instructions of one effect are
 # followed in order (608.2c), each part's single draws and immediate wins happening before
 # the next part (121.2, 104.1), with no state-based check until the last part is done (704.3).
@@ -83,6 +84,8 @@ EVENT_KINDS: Mapping[str, EventKind] = {
                         "{n} damage to {who}, which loses that much life (120.3a)"),
     "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
     "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
+    "commander_damage": EventKind("903.10a/damage", None, "commander_step", "count",
+                                  "a commander deals {n} combat damage to {who}"),
     "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
     "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
     "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
