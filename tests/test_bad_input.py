@@ -691,11 +691,13 @@ def test_location_after_escape_sequence(model_copy: Path) -> None:
 # -- cards and rankings ---------------------------------------------------------------------
 
 def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
-    old = '''to_draw[q] > 0) then 1\n'''
-    text = edit(model_copy, "configs.toml", old, '''to_draw[q] > 0) then true\n''')
+    path = model_copy / "configs.toml"  # the multiplayer ranking (the commander configuration repeats it)
+    text = path.read_text(encoding="utf-8").replace("to_draw[q] > 0) then 1\n", "to_draw[q] > 0) then true\n", 1)
+    path.write_text(text, encoding="utf-8")
     run = run_all(model_copy)
     assert_bad_input(run)
-    d = expect_diag(run, model_copy, "configs.toml", *position(text, "if phase == draw and any(q in players: to_draw[q] > 0) then true", 0),
+    d = expect_diag(run, model_copy, "configs.toml",
+                    *position(text, "if phase == draw and any(q in players: to_draw[q] > 0) then true", 0),
                     "'if' branches differ")
     assert d.code == "type"
 
