@@ -211,3 +211,13 @@ def test_one_event_may_mix_a_table_and_a_player(tmp_path: Path, model) -> None:
 def test_a_missing_file_is_bad_input(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["simulate", str(tmp_path / "none.toml")])
     assert run.exit_code == 2 and "no such scenario file" in run.output
+
+
+def test_a_trace_that_does_not_replay_is_an_internal_error() -> None:
+    """A trace the model's own semantics does not reproduce is a bug in Endgame: exit 3, never 2."""
+    from unittest import mock
+
+    from verify.trace import ReplayMismatch
+    with mock.patch("verify.cli.simulate", side_effect=ReplayMismatch("s: step 3 does not replay")):
+        run = CliRunner().invoke(main, ["simulate", str(ROOT / "tests/scenarios/all-at-one-life.toml")])
+    assert run.exit_code == 3 and "did not replay" in run.output

@@ -24,6 +24,7 @@ from .model import Model
 from .runner import ENGINES, Options, check, games, select
 from .scenario import load_scenario, simulate
 from .symbolic import DEFAULT_DEPTH
+from .trace import ReplayMismatch
 from .verdict import CheckResult, Verdict
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -47,6 +48,10 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
             n = len(err.diagnostics)
             click.echo(f"{n} error{'s' if n != 1 else ''} {err.subject}; {err.undone}", err=True)
             code = EXIT_INPUT
+        except ReplayMismatch:  # a trace the model's own semantics does not reproduce: a bug in Endgame
+            traceback.print_exc()
+            click.echo("internal error in Endgame: a trace did not replay (exit 3)", err=True)
+            code = EXIT_INTERNAL
         except VerifyError as err:
             click.echo(f"error: {err}", err=True)
             code = EXIT_INPUT
