@@ -9,8 +9,13 @@ events the model plays on by itself: mandatory rules, state-based actions,
 triggers, the stack and the loop rule, every object on the stack resolving in
 turn, until a player would receive priority with an empty stack or the game is
 over. Where that leaves choices open (the order of simultaneous triggers, each
-"may"), every choice is explored, so a scenario can have several outcomes; each
-comes with one shortest trace, replayed through the semantics before it is shown.
+"may", conceding when the scenario lists it), every choice is explored, so a
+scenario can have several outcomes; each comes with one shortest trace, replayed
+through the semantics before it is shown.
+
+Several keys in one event are one effect whose instructions are followed in order
+(608.2c), or at the same moment with ``at_once``; ``pass = N`` and ``next_turn``
+repeat 117.4 through the steps of the turn, the model playing on in between.
 """
 from __future__ import annotations
 
@@ -708,7 +713,7 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                              "(104.4b); the player who takes it chooses how often (732.2a)")
         return out
 
-    def fire(event: Event, frontier: dict[State, tuple[Step, ...]]
+    def happen(event: Event, frontier: dict[State, tuple[Step, ...]]
              ) -> tuple[dict[State, tuple[Step, ...]], list[tuple[State, tuple[Step, ...]]], int]:
         """Event *event* once from each state of *frontier*: (states it left alone, where it
         led before the model plays on, how many states it could not happen in)."""
@@ -766,7 +771,7 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
         done: dict[State, tuple[Step, ...]] = {}
         skipped = 0
         for round_ in range(event.repeat):  # 'pass = 3': three times; 'next_turn': until the next main phase
-            kept, starts, missed = fire(event, todo)
+            kept, starts, missed = happen(event, todo)
             skipped += missed if round_ == 0 else 0
             for s, path in kept.items():
                 _merge(done, s, path)
