@@ -104,4 +104,4 @@ def test_z3_time_limits_give_unknown_and_exit_1() -> None:
     assert "unknown" in per_property.output and "time limit of 0.001 s per property" in per_property.output
     total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "0.2", "--no-reports"])
     assert total.exit_code == 1
-    assert "summary: 16 unknown" in total.output and "total Z3 time limit" in total.output
+    assert f"summary: {len(load_model().properties)} unknown" in total.output and "total Z3 time limit" in total.output
