@@ -192,7 +192,6 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
     }
 
 
-
 # -- scenarios (verify simulate) ---------------------------------------------------------
 
 def _outcome_lines(sim: Simulation, index: int) -> list[str]:
