@@ -50,6 +50,8 @@ def scenarios(draw: st.DrawFn) -> str:
         if spec.value == "count":
             lines.append(f"{kind} = {draw(st.integers(0, 3))}")
             lines.append("each = true" if spec.each and draw(st.booleans()) else f'player = "{who}"')
+        elif spec.value == "times":
+            lines.append(f"{kind} = {draw(st.integers(1, 3))}")
         elif spec.value == "player":
             lines.append(f'{kind} = "{who}"')
         elif spec.value == "card":
