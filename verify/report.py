@@ -30,6 +30,15 @@ def _step_lines(trace: Trace) -> list[tuple[int, str, str, str, str, list[tuple[
     return rows
 
 
+def _joined(changes: list[tuple[str, str, str]]) -> str:
+    """The variables a step changed, as 'name: old->new, ...'."""
+    return ", ".join(f"{n}: {a}->{b}" for n, a, b in changes) or "(no change)"
+
+
+def _changes(lay: Any, before: Any, after: Any) -> str:
+    return _joined(lay.changes(before, after))
+
+
 def _loop_note(trace: Trace) -> str:
     """Where a lasso returns: the state before its first cycle step, exactly or up to drift."""
     assert trace.loop_start is not None
@@ -51,7 +60,7 @@ def trace_text(trace: Trace) -> str:
              f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}):",
              f"  start: {lay.show(trace.initial)}"]
     for i, rule, who, mand, because, changes in _step_lines(trace):
-        changed = ", ".join(f"{n}: {a}->{b}" for n, a, b in changes) or "(no change)"
+        changed = _joined(changes)
         marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
         by = f"  [by {because}]" if because else ""
         lines.append(f"  step {i:>2}  [{rule}] {who}, {mand}: {changed}{by}{marker}")
@@ -205,7 +214,7 @@ def _outcome_lines(sim: Simulation, index: int) -> list[str]:
         if step.event is not None and step.part <= 0:
             e = events[step.event]
             lines.append(f"  event {e.number} (line {e.loc.line}): {e.text}" + (f"  -- {e.note}" if e.note else ""))
-        changes = ", ".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(prev, step.state)) or "(no change)"
+        changes = _changes(lay, prev, step.state)
         by = f"  [by {', '.join(step.because)}]" if step.because else ""
         lines.append(f"    step {i:>2}  [{step.rule}] {_who(step.actor, step.card, lay.cards)}, "
                      f"{step.mandatoriness}: {changes}{by}")
@@ -215,7 +224,7 @@ def _outcome_lines(sim: Simulation, index: int) -> list[str]:
                      "these steps repeat with nobody able to stop them:")
         prev = t.states[-2]
         for j, step in enumerate(o.loop, 1):
-            changes = ", ".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(prev, step.state)) or "(no change)"
+            changes = _changes(lay, prev, step.state)
             lines.append(f"    loop {j:>2}  [{step.rule}] {_who(step.actor, step.card, lay.cards)}, "
                          f"{step.mandatoriness}: {changes}")
             prev = step.state

@@ -713,6 +713,16 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                              "(104.4b); the player who takes it chooses how often (732.2a)")
         return out
 
+    def record(event: Event, s: State, path: tuple[Step, ...], step: Step) -> list[tuple[State, tuple[Step, ...]]]:
+        """An event's step from *s*: into the graph, and on (or, outside the bounds, an unknown outcome)."""
+        graph.add_edge(s, step.state, rule=step.rule, actor=step.actor, card=step.card, kind="event",
+                       event=event.number)
+        far = run.out_of_bounds(step.state)
+        if far:
+            _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,), ", ".join(far))
+            return []
+        return [(step.state, path + (step,))]
+
     def happen(event: Event, frontier: dict[State, tuple[Step, ...]]
              ) -> tuple[dict[State, tuple[Step, ...]], list[tuple[State, tuple[Step, ...]]], int]:
         """Event *event* once from each state of *frontier*: (states it left alone, where it
@@ -733,14 +743,7 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                 t = run.at_once(insts, s)
                 step = Step("+".join(i.rule.id for i in insts), insts[0].actor if len({i.actor for i in insts}) == 1
                             else None, "event", t, (), insts[0].card, event=event.number - 1, part=-1)
-                graph.add_edge(s, t, rule=step.rule, actor=step.actor, card=step.card, kind="event",
-                               event=event.number)
-                far = run.out_of_bounds(t)
-                if far:
-                    _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,),
-                          ", ".join(far))
-                else:
-                    starts.append((t, path + (step,)))
+                starts += record(event, s, path, step)
                 continue
             stage = {s: path}
             for k, inst in enumerate(insts):
@@ -749,16 +752,9 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                     if run.over(x, None):  # an earlier part ended the game: the rest never happens
                         starts.append((x, xpath))
                         continue
-                    t = inst.apply(x)
-                    step = Step(inst.rule.id, inst.actor, "event", t, (), inst.card, event=event.number - 1, part=k)
-                    graph.add_edge(x, t, rule=inst.rule.id, actor=inst.actor, card=inst.card, kind="event",
-                                   event=event.number)
-                    far = run.out_of_bounds(t)
-                    if far:
-                        _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown",
-                              xpath + (step,), ", ".join(far))
-                        continue
-                    after.append((t, xpath + (step,)))
+                    step = Step(inst.rule.id, inst.actor, "event", inst.apply(x), (), inst.card,
+                                event=event.number - 1, part=k)
+                    after += record(event, x, xpath, step)
                 if k == len(insts) - 1:
                     starts += after
                 else:  # this part's draws and immediate results, then the next part
