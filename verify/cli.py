@@ -24,6 +24,7 @@ from .model import Model
 from .runner import ENGINES, Options, check, games, select
 from .scenario import load_scenario, simulate
 from .symbolic import DEFAULT_DEPTH
+from .symmetry import prove_rotation
 from .trace import ReplayMismatch
 from .verdict import CheckResult, Verdict
 
@@ -105,11 +106,11 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float,
-         z3_budget: float | None) -> int:
+         z3_budget: float | None, symmetry: bool | None) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth,
-                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget)
+                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget, symmetry=symmetry)
     results = check(model, props, options)
     where = None if no_reports else _write_reports(results, model, reports)
     if as_json:
@@ -147,6 +148,10 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Z3 time limit per property and game, in seconds (unknown when reached)."),
         click.option("--z3-budget", type=click.FloatRange(0.001, 86400), default=None,
                      help="Z3 time limit for the whole run, in seconds (unknown when reached)."),
+        click.option("--symmetry/--no-symmetry", default=None,
+                     help="Explore one state per rotation of the seats (where Z3 proves the rules symmetric) "
+                          "in every game, or in none; by default, in the games whose configuration says "
+                          "symmetry = true."),
     ]
     for opt in reversed(options):
         fn = opt(fn)
@@ -208,12 +213,15 @@ def list_(rules: str | None, as_json: bool) -> int:
 @click.option("--config", multiple=True, help="Only this configuration (repeatable).")
 @click.option("--dot", type=click.Path(dir_okay=False), default=None,
               help="Write the state graph of the first game as Graphviz DOT (small graphs only).")
+@click.option("--symmetry", is_flag=True,
+              help="One state per rotation of the seats, where Z3 proves the rules symmetric.")
 @_guard
-def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int:
+def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmetry: bool) -> int:
     """Count the reachable states of each configuration and player count.
 
     Also counts the strongly connected components that contain a cycle (plays
-    that can repeat), found by networkx on the explored graph.
+    that can repeat), found by networkx on the explored graph. With --symmetry
+    the counts are of rotation classes, where the seats are proved symmetric.
     """
     model = _model(rules)
     names = [c.name for c in model.configs]
@@ -223,7 +231,11 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None) -> int
     for name, n in games(model, Options(configs=tuple(config) or None)):
         if not model.configs[names.index(name)].explores(n):
             continue
-        g = explore(model, model.configs[names.index(name)], n)
+        cfg = model.configs[names.index(name)]
+        proof = prove_rotation(model, cfg, n) if symmetry else None
+        if proof is not None and not proof.proved:
+            click.echo(f"{name} ({n} players): {proof.describe()}", err=True)
+        g = explore(model, cfg, n, symmetric=proof is not None and proof.proved)
         cyclic = sum(1 for _ in cyclic_components(g))
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
                    f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")

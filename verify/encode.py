@@ -132,7 +132,10 @@ class Encoder(Walker):
                 out = z3.If(args[0] == q, self.pred(node.func, (q,), s), out)
             return out
         if node.func == "apnap":
-            return (args[0] - s[self.layout.base["active"]]) % self.layout.n
+            # (q - active) mod N, written for seats in [0, N) (the domain) without '%': Z3 decides
+            # the comparison far faster than integer remainders at many seats
+            d = args[0] - s[self.layout.base["active"]]
+            return z3.If(d >= 0, d, d + self.layout.n)
         if node.func == "abs":
             return z3.If(args[0] >= 0, args[0], -args[0])
         a, b = args
@@ -253,11 +256,12 @@ class TransitionSystem:
         """Some rule can fire in *s* (whatever the bounds say: as the explicit 'terminal')."""
         return z3.Or([self.guard(i, s) for i in self.insts]) if self.insts else z3.BoolVal(False, self.ctx)
 
-    def domain(self, s: Frame, *, graph: bool = True) -> Any:
+    def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True) -> Any:
         """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
 
         Fixed effects keep the values the configuration gives them (no rule may
-        assign them), so those values hold in every state.
+        assign them), so those values hold in every state (unless *fixed* is false:
+        then any value, as on the seats of a rotated state).
         """
         lay, cs = self.layout, []
         choices = slot_choices(lay, self.config)
@@ -265,7 +269,7 @@ class TransitionSystem:
             var = name.split("[")[0]
             decl = lay.vocab.vars[var]
             fixed_values = choices[k].values
-            if decl.fixed and fixed_values is not None:
+            if fixed and decl.fixed and fixed_values is not None:
                 vals = [lay.codes[str(v)] if t in lay.vocab.enums else v for v in fixed_values]
                 cs.append(z3.Or([s[k] == self.enc._val(v) for v in vals]))  # type: ignore[arg-type]
             if t in lay.vocab.enums:

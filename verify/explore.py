@@ -20,6 +20,7 @@ from .expr import Binary, Expr, Member, Var
 from .loops import PlayGraph, property_graph_names
 from .model import Config, Model, mandatoriness
 from .state import Layout, State, initial_states
+from .symmetry import Rotation, SymmetryProof
 
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
 
@@ -45,6 +46,17 @@ class StateGraph:
     cut_by: Counter[str] = field(default_factory=Counter)
     cut_vars: Counter[str] = field(default_factory=Counter)  # variables whose bound cut a successor
     oracle: "PlayGraph | None" = None  # the graph names, once the play graph is known
+    # Symmetry reduction: one state per rotation class of the seats (the canonical one), and
+    # the real initial state behind each canonical initial node.
+    rotation: Rotation | None = None
+    origin: dict[int, State] = field(default_factory=dict)
+    turned: array[int] = field(default_factory=lambda: array("b"))  # per step: seats its target was turned back by
+    symmetry: "SymmetryProof | None" = None  # the proof asked for, when one was (proved or not)
+
+    def target(self, e: int) -> State:
+        """The state step *e* leads to from its source node's state (not its rotation class)."""
+        t = self.states[self.dst[e]]
+        return t if self.rotation is None or not self.turned[e] else self.rotation.rotate(t, self.turned[e])
 
     def strict_cuts(self) -> list[str]:
         """Bounds that settle nothing when reached (variables declared strict_bound)."""
@@ -69,8 +81,58 @@ class StateGraph:
     def is_terminal(self) -> "Callable[[State], bool]":
         """A test of terminality for states of this graph (computed once)."""
         nodes = set(self.terminal())
-        index = self.index
-        return lambda s: index[s] in nodes
+        node_of = self.node_of
+        return lambda s: node_of(s) in nodes
+
+    def node_of(self, s: State) -> int:
+        """The node of *s*: its own, or its rotation class's under symmetry reduction."""
+        return self.index[s if self.rotation is None else self.rotation.canon(s)]
+
+    def successors_of(self, s: State, edges: Iterable[tuple[int, int]]) -> list[State]:
+        """The real successors of *s* along *edges* [(instance, target)] of its node."""
+        if self.rotation is None:
+            return [self.states[b] for _, b in edges]
+        c, r = self.states[self.node_of(s)], self.rotation.offset(s)
+        return [self.rotation.rotate(self.instances[k].apply(c), r) for k, _ in edges]
+
+    def unfold(self, path: list[tuple[int, int]], loop_start: int | None = None
+               ) -> tuple[list[State], list[tuple[int, int]]]:
+        """Real states along *path* [(node, instance)], and the path over them.
+
+        Without symmetry reduction these are the graph's own. With it, the path runs
+        through canonical states: it is played again from the real initial state, each
+        step by the instance for the seats the rotation moved, so every step is a step of
+        the model. A lasso (*loop_start*) that returns to a rotation of its loop state goes
+        round again until it returns to the state itself (at most N times).
+        """
+        rot = self.rotation
+        if rot is None:
+            return self.states, path
+        by_key = {i.key: i for i in self.instances}
+        first = path[0][0]
+        s = self.origin.get(first, self.states[first])
+        states, out = [s], [(0, -1)]
+
+        def walk(steps: list[tuple[int, int]]) -> None:
+            nonlocal s
+            for node, k in steps:
+                inst = self.instances[k]
+                r = rot.offset(s)
+                real = by_key[(inst.rule.id, rot.seat(inst.actor, r), inst.card)]
+                s = real.apply(s)
+                if rot.canon(s) != self.states[node]:
+                    raise AssertionError(f"unfolding rule {inst.rule.id} leaves the rotation class of node {node}")
+                states.append(s)
+                out.append((len(states) - 1, real.index))
+
+        walk(path[1:])
+        if loop_start is not None:
+            cycle = path[loop_start + 1:]
+            for _ in range(self.n - 1):
+                if states[-1] == states[loop_start]:
+                    break
+                walk(cycle)
+        return states, out
 
     def path_to(self, node: int) -> list[tuple[int, int]]:
         """[(node, instance that led to it)] from an initial state to *node*."""
@@ -85,7 +147,12 @@ class StateGraph:
         return zip(self.src, self.dst, self.lab)
 
     def scope(self) -> str:
-        return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}"
+        sym = ""
+        if self.rotation is not None:
+            sym = ", one state per rotation of the seats" + (f": {self.symmetry.describe()}" if self.symmetry else "")
+        elif self.symmetry is not None:
+            sym = f"; {self.symmetry.describe()}"
+        return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}{sym}"
 
 
 def _dispatch(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
@@ -130,13 +197,16 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
 
 
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
-            initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None) -> StateGraph:
+            initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
+            symmetric: bool = False) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
     the traces it yields are the same on every run. *initial* replaces the
     configuration's initial states; states where *stop* holds are kept but not
-    expanded (a scenario waits there for its next event).
+    expanded (a scenario waits there for its next event). *symmetric* keeps one
+    state per rotation class of the seats; the caller vouches that the rules commute
+    with rotating the seats (:func:`verify.symmetry.prove_rotation`).
 
     >>> from verify.loader import load_model
     >>> m = load_model()
@@ -153,8 +223,12 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     table = _dispatch_table(base, layout)
     g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
                    array("i"), bytearray(), 0, True)
-    for s in (initial_states(layout, config) if initial is None else initial):
+    g.rotation = Rotation.of(layout) if symmetric else None
+    for real in (initial_states(layout, config) if initial is None else initial):
+        s = real if g.rotation is None else g.rotation.canon(real)
         if s not in g.index:
+            if s != real:
+                g.origin[len(g.states)] = real
             g.index[s] = len(g.states)
             g.states.append(s)
             g.parent.append(-1)
@@ -205,6 +279,10 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
         for k in inst.out_of_bounds(t):
             g.cut_vars[g.layout.var_of(k)] += 1
         return
+    turned = 0
+    if g.rotation is not None:
+        turned = g.rotation.offset(t)
+        t = g.rotation.canon(t)
     j = g.index.get(t)
     if j is None:
         if len(g.states) >= limit:  # the successor exists but is not kept: never call i terminal
@@ -221,6 +299,8 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     g.src.append(i)
     g.dst.append(j)
     g.lab.append(inst.index)
+    if g.rotation is not None:
+        g.turned.append(turned)
 
 
 def to_networkx(graph: StateGraph) -> nx.DiGraph:

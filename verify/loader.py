@@ -361,7 +361,7 @@ class _Loader:
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
                        "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list,
-                       "ranking": list}
+                       "ranking": list, "symmetry": bool}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -485,7 +485,7 @@ class _Loader:
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
-                              tuple(cards), card_names, tuple(ranking)))
+                              tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False)))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:

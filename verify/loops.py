@@ -48,7 +48,7 @@ class PlayGraph:
         self.graph = graph
         self._comps: dict[bool, dict[int, int]] = {}
         self._edges = -1  # the edge count _succ and _leaves were computed for
-        self._succ: dict[int, list[int]] = {}
+        self._succ: dict[int, list[tuple[int, int]]] = {}  # node -> [(instance, target)]
         self._leaves: set[int] = set()
         self._optional = [i for i in graph.instances if i.rule.kind == "optional" and not i.rule.graph]
 
@@ -68,14 +68,14 @@ class PlayGraph:
         comp, insts = self.components(mandatory=False), self.graph.instances
         self._succ, self._leaves = {}, set()
         for a, b, k in self.graph.edges():
-            self._succ.setdefault(a, []).append(b)
+            self._succ.setdefault(a, []).append((k, b))
             # a component can be left when some step other than conceding goes outside it
             if insts[k].rule.kind != "concession" and comp.get(a, -1 - a) != comp.get(b, -1 - b):
                 self._leaves.add(comp.get(a, -1 - a))
 
     # -- GraphOracle -------------------------------------------------------------------------
     def holds(self, name: str, s: State) -> bool:
-        node = self.graph.index[s]
+        node = self.graph.node_of(s)
         if name == "mandatory_loop":
             return node in self.components(mandatory=True)
         if name == "in_cycle":
@@ -89,8 +89,7 @@ class PlayGraph:
 
     def successors(self, s: State) -> Iterable[State]:
         self._refresh()
-        states = self.graph.states
-        return [states[b] for b in self._succ.get(self.graph.index[s], ())]
+        return self.graph.successors_of(s, self._succ.get(self.graph.node_of(s), ()))
 
     # -- lassos ------------------------------------------------------------------------------
     def cycle(self, node: int, *, mandatory: bool) -> list[tuple[int, int]]:

@@ -177,6 +177,8 @@ class Config:
     # A lexicographic ranking measure: every step of play but conceding decreases it (or ends
     # the game), and it stays >= 0; Z3 proves it, and then no play can go on forever.
     ranking: tuple[Expr, ...] = ()
+    # Explore one state per rotation of the seats, once Z3 proves the rules symmetric.
+    symmetry: bool = False
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players (Z3 covers every count)."""

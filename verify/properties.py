@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from itertools import product
+from typing import Callable
 
 from .evaluate import Compiler, Fn, Instance
 from .explore import StateGraph
@@ -82,11 +83,11 @@ def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple
     return tuple(out)
 
 
-def _because(ctx: GraphContext, path: list[tuple[int, int]]) -> dict[int, tuple[str, ...]]:
+def _because(ctx: GraphContext, path: list[tuple[int, int]], states: list[State]) -> dict[int, tuple[str, ...]]:
     g = ctx.graph
     out = {}
     for (prev, _), (node, k) in zip(path, path[1:]):
-        out[node] = explain(g.model, ctx.compiler, g.instances[k], g.states[prev])
+        out[node] = explain(g.model, ctx.compiler, g.instances[k], states[prev])
     return out
 
 
@@ -96,8 +97,9 @@ def _asks_loops(prop: Property) -> bool:
 
 
 def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role: str, point: str,
-           message: str, player: int | None) -> Trace:
-    """The trace along *path*; for a loop premise, a lasso: the stem, then once round the cycle."""
+           message: "Callable[[str], str]", player: int | None) -> Trace:
+    """The trace along *path*; for a loop premise, a lasso: the stem, then once round the cycle.
+    *message* is given the property's player as the trace names it ("" or " for P2")."""
     g = ctx.graph
     loop_start = None
     if _asks_loops(prop) and g.oracle is not None and point == "state":
@@ -106,8 +108,12 @@ def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role:
         if cycle:
             loop_start = len(path) - 1
             path = path + cycle
-    trace = trace_from_path(prop.id, g.config.name, g.layout, path, g.states, g.instances, role, point,
-                            message, _because(ctx, path), player)
+    at = len(path) - 1 if loop_start is None else loop_start  # the point, in the unfolded path
+    states, path = g.unfold(path, loop_start)  # real states, also under symmetry reduction
+    if g.rotation is not None and player is not None:  # the property's player, seen from the real state
+        player = g.rotation.seat(player, g.rotation.offset(states[path[at - 1 if point == "step" else at][0]]))
+    trace = trace_from_path(prop.id, g.config.name, g.layout, path, states, g.instances, role, point,
+                            message(_who(player)), _because(ctx, path, states), player)
     if loop_start is not None:
         trace = replace(trace, loop_start=loop_start)
     replay(trace, g.instances)
@@ -145,8 +151,8 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     elif prop.kind == "terminal":
         on_state(ctx.terminal_nodes, "terminal")
     else:
-        for a, b, k in graph.edges():
-            s, t = states[a], states[b]
+        for e, (a, b, k) in enumerate(graph.edges()):
+            s, t = states[a], graph.target(e)  # the step itself, not its target's rotation class
             for p, when, then in insts:
                 if not when(s, t):
                     continue
@@ -165,14 +171,14 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if violation is not None:
         path, p, point = violation
         trace = _trace(ctx, prop, path, "counterexample", point,
-                       f"violates {prop.id}{_who(p)}: {prop.title}", p)
+                       lambda who: f"violates {prop.id}{who}: {prop.title}", p)
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
                             f"counterexample at depth {len(path) - 1} ({scope})",
                             seconds, trace=trace, states=len(states))
     wtrace = None
     if witness is not None:
         path, p, point = witness
-        wtrace = _trace(ctx, prop, path, "witness", point, f"premise of {prop.id} met{_who(p)}", p)
+        wtrace = _trace(ctx, prop, path, "witness", point, lambda who: f"premise of {prop.id} met{who}", p)
     strict = graph.strict_cuts()
     if strict:
         bounds = ", ".join(f"{v} <= {graph.config.bounds[v][1]}" for v in strict if v in graph.config.bounds)

@@ -10,6 +10,7 @@ from .explore import explore
 from .model import Model, Property
 from .properties import GraphContext, check_explicit
 from .symbolic import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, SymbolicChecker
+from .symmetry import prove_rotation
 from .verdict import CheckResult, EngineResult, Verdict
 
 __all__ = ["Options", "check", "select", "combine", "games", "ENGINES"]
@@ -31,6 +32,9 @@ class Options:
     # With both engines the explicit search has covered the bounds already.
     search_budget_s: float | None = 1.0
     total_budget_s: float | None = None  # the whole run's Z3 time; None: no limit
+    # Explore one state per rotation of the seats where Z3 proves the rules symmetric:
+    # every game (True), none (False), or the games whose configuration asks for it (None).
+    symmetry: bool | None = None
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -76,7 +80,10 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         config = next(c for c in model.configs if c.name == name)
         settled: set[str] = set()  # explicit found a counterexample, or covered the game within its bounds
         if options.engine in ("both", "explicit") and config.explores(n):
-            graph = explore(model, config, n)
+            wanted = config.symmetry if options.symmetry is None else options.symmetry
+            proof = prove_rotation(model, config, n, timeout_ms=options.timeout_ms) if wanted else None
+            graph = explore(model, config, n, symmetric=proof is not None and proof.proved)
+            graph.symmetry = proof
             ctx = GraphContext(graph)
             for p in props:
                 if p.id in refuted:
