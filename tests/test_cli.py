@@ -105,3 +105,30 @@ def test_z3_time_limits_give_unknown_and_exit_1() -> None:
     total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "0.2", "--no-reports"])
     assert total.exit_code == 1
     assert f"summary: {len(load_model().properties)} unknown" in total.output and "total Z3 time limit" in total.output
+
+
+@pytest.mark.parametrize("bad", ["9", "1..3", "2..x", "", "3,,4"])
+def test_players_outside_2_to_8_or_garbled_exit_2(bad: str) -> None:
+    run = CliRunner().invoke(main, ["all", "--players", bad, "--no-reports"])
+    assert run.exit_code == 2 and "--players" in run.output and "Traceback" not in run.output
+
+
+def test_players_override_every_configuration(model) -> None:
+    from verify.runner import Options, games
+    played = games(model, Options(players=(2, 5, 8)))
+    assert ("duel", 5) in played and ("effects", 8) in played and ("multiplayer", 2) in played
+    # a configuration whose card sits at seat 2 needs three players
+    assert ("loop-third-player", 2) not in played and ("loop-third-player", 5) in played
+    run = CliRunner().invoke(main, ["check", "game-end-final", "--players", "2..3", "--config", "duel",
+                                    "--config", "multiplayer", "--engine", "z3", "--no-reports"])
+    assert run.exit_code == 0, run.output
+    assert "duel           2/3 players" in run.output and "multiplayer    2/3 players" in run.output
+    assert "duel (2/3p), multiplayer (2/3p)" in run.output
+
+
+def test_explore_with_symmetry_counts_rotation_classes() -> None:
+    plain = CliRunner().invoke(main, ["explore", "--config", "duel"])
+    reduced = CliRunner().invoke(main, ["explore", "--config", "duel", "--symmetry"])
+    assert plain.exit_code == reduced.exit_code == 0
+    count = lambda out: int(out.splitlines()[1].split()[2].replace(",", ""))  # noqa: E731
+    assert count(reduced.output) < count(plain.output)

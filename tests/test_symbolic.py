@@ -1,11 +1,16 @@
 """Z3 engine details: Spacer's invariant is re-checked; a bogus invariant is rejected."""
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 
 import z3
 
+from verify.explore import explore
 from verify.loader import load_model
 from verify.symbolic import SymbolicChecker
 from verify.verdict import Verdict
@@ -61,3 +66,48 @@ then = "all(q in players: (status[q] == playing and not cant_lose[q]) implies (l
     assert checker.invariants() == {}
     result = checker.check(model.properties[0], witness=False)
     assert result.verdict is Verdict.HOLDS and result.method.startswith("proved by 2-induction"), result.method
+
+
+NEVER_SEVEN = '''
+[[property]]
+id = "never-seven-poison"
+title = "Poison comes in fives: no player ever has exactly 7 poison counters"
+protects = ["704.5c"]
+kind = "state"
+for = "p"
+when = "status[p] == playing"
+then = "poison[p] != 7"
+'''
+
+
+def test_unknown_carries_a_counterexample_to_induction(tmp_path) -> None:
+    # True in every reachable state (poison goes 0, 5, 10, ...) but not inductive: from an
+    # unreachable 2 counters, one poisoning makes 7. Without the Spacer search Z3 says unknown
+    # and shows that step, replayed through the explicit semantics.
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy)
+    with (copy / "properties.toml").open("a", encoding="utf-8") as f:
+        f.write(NEVER_SEVEN)
+    model = load_model(copy)
+    duel = next(c for c in model.configs if c.name == "duel")
+    prop = model.property("never-seven-poison")
+    result = SymbolicChecker(model, duel, 2).check(prop, witness=False, search=False)
+    assert result.verdict is Verdict.UNKNOWN and result.cti is not None
+    cti = result.cti
+    assert cti.role == "induction counterexample" and len(cti.steps) == 1 and cti.player is not None
+    poison = cti.layout.base["poison"] + cti.player
+    assert cti.initial[poison] == 7 - duel.params["poison_step"] and cti.final[poison] == 7
+    assert f"induction fails for never-seven-poison for P{cti.player}" in cti.message
+    graph = explore(model, duel, 2)  # and that start is indeed never reached
+    assert all(s[poison] % duel.params["poison_step"] == 0 for s in graph.states)
+    # verify writes it to the reports, one file per game, and into the JSON
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "verify.cli", "check", "never-seven-poison", "--rules", str(copy),
+                          "--config", "duel", "--reports", str(tmp_path / "reports")],
+                         cwd=ROOT, env=env, text=True, capture_output=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr  # explicit exploration settles it within the bounds
+    text = (tmp_path / "reports" / "traces" / "never-seven-poison.cti.duel-2p.txt").read_text(encoding="utf-8")
+    assert text.startswith("induction counterexample for never-seven-poison (duel, 2 players, 1 step)")
+    data = json.loads((tmp_path / "reports" / "latest.json").read_text(encoding="utf-8"))
+    [z3_result] = [e for e in data["properties"][0]["engines"] if e["engine"] == "z3"]
+    assert z3_result["verdict"] == "unknown" and "cti" in z3_result

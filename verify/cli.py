@@ -7,6 +7,7 @@ error in Endgame itself (with its traceback).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -19,7 +20,7 @@ import click
 from . import report
 from .errors import ModelError, UsageError, VerifyError
 from .explore import cyclic_components, explore
-from .loader import load_model
+from .loader import MAX_PLAYERS, load_model
 from .model import Model
 from .runner import ENGINES, Options, check, games, select
 from .scenario import load_scenario, simulate
@@ -101,32 +102,56 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
             (traces / f"{stem}.itf.json").write_text(json.dumps(report.trace_itf(t), indent=2) + "\n",
                                                      encoding="utf-8")
             (traces / f"{stem}.dot").write_text(report.trace_dot(t) + "\n", encoding="utf-8")
+        for e in r.results:  # why Z3's induction failed, per game
+            if e.cti is not None:
+                traces.mkdir(exist_ok=True)
+                (traces / f"{r.property_id}.cti.{e.config}-{e.players}p.txt").write_text(
+                    report.trace_text(e.cti) + "\n", encoding="utf-8")
     return out
 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float,
-         z3_budget: float | None, symmetry: bool | None) -> int:
+         z3_budget: float | None, symmetry: bool | None, players: tuple[int, ...] | None) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth,
-                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget, symmetry=symmetry)
+                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget, symmetry=symmetry,
+                      players=players)
     results = check(model, props, options)
     where = None if no_reports else _write_reports(results, model, reports)
     if as_json:
         click.echo(json.dumps(report.results_json(results, _command(), str(model.root)), indent=2))
     else:
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
+        played = games(model, options)
         for c in model.configs:
-            if not config or c.name in config:
-                only = ("" if c.explore_players is None else
-                        f" (explored: {'/'.join(map(str, c.explore_players))}; the rest by Z3 only)")
-                click.echo(f"  {c.name:<14} {'/'.join(map(str, c.players))} players{only}; {c.describe_bounds()}")
+            counts = [n for name, n in played if name == c.name]
+            if counts:
+                explored = [n for n in counts if c.explores(n)] if options.engine != "z3" else counts
+                only = ("" if explored == counts else
+                        f" (explored: {'/'.join(map(str, explored)) or 'none'}; the rest by Z3 only)")
+                click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
         click.echo("")
         click.echo(report.results_text(results, witnesses=witness))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
     return EXIT_OK if all(r.verdict is Verdict.HOLDS for r in results) else EXIT_FAIL
+
+
+def _player_counts(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+    """'2..8' -> (2, ..., 8); '3,4' -> (3, 4); '5' -> (5,)."""
+    if value is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", value)
+    try:
+        counts = (tuple(range(int(m.group(1)), int(m.group(2)) + 1)) if m else
+                  tuple(sorted({int(x) for x in value.split(",")})))
+    except ValueError:
+        raise click.BadParameter(f"'{value}' is not a player count, a list such as '3,4' or a range such as '2..8'")
+    if not counts or not all(2 <= n <= MAX_PLAYERS for n in counts):
+        raise click.BadParameter(f"'{value}': player counts go from 2 to {MAX_PLAYERS}")
+    return counts
 
 
 def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -148,6 +173,10 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Z3 time limit per property and game, in seconds (unknown when reached)."),
         click.option("--z3-budget", type=click.FloatRange(0.001, 86400), default=None,
                      help="Z3 time limit for the whole run, in seconds (unknown when reached)."),
+        click.option("--players", "players", default=None, metavar="COUNTS", callback=_player_counts,
+                     help="Player counts to check in every configuration instead of its own: '2..8', "
+                          f"'3,4' or '5' (within 2..{MAX_PLAYERS}). Z3 checks each; explicit exploration only "
+                          "the counts a configuration explores."),
         click.option("--symmetry/--no-symmetry", default=None,
                      help="Explore one state per rotation of the seats (where Z3 proves the rules symmetric) "
                           "in every game, or in none; by default, in the games whose configuration says "

@@ -482,10 +482,15 @@ class _Loader:
                          "counts to explore in 'explore_players' (Z3 checks them all)")
             if len(self.diags) > before:
                 continue
+            # each seat-valued initial value needs a seat to name: its smallest choice must exist
+            firsts = [min(int(v) for v in s.explicit())  # type: ignore[call-overload]
+                      for name, s in [*init.items(), *((n, s) for c in cards for n, s in c.items())]
+                      if vocab.vars[name].type == "player" and s.explicit()]
+            min_players = max([2, *(p + 1 for p in seats), *(v + 1 for v in firsts)])
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
-                              tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False)))
+                              tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:

@@ -179,10 +179,14 @@ class Config:
     ranking: tuple[Expr, ...] = ()
     # Explore one state per rotation of the seats, once Z3 proves the rules symmetric.
     symmetry: bool = False
+    # The fewest players the configuration can be set up with: its seats (P2 needs 3
+    # players) and the seats its initial values name (a card controlled by seat 2).
+    min_players: int = 2
 
     def explores(self, n: int) -> bool:
-        """Whether explicit exploration covers *n* players (Z3 covers every count)."""
-        return self.explore_players is None or n in self.explore_players
+        """Whether explicit exploration covers *n* players: a count the configuration lists for
+        exploration (``explore_players``, else ``players``). Z3 covers every count."""
+        return n in (self.players if self.explore_players is None else self.explore_players)
 
     def describe_bounds(self) -> str:
         parts = [f"{lo} <= {name} <= {hi}" for name, (lo, hi) in self.bounds.items()]

@@ -154,6 +154,11 @@ def results_text(results: Iterable[CheckResult], *, traces: bool = True, witness
             lines += ["", trace_text(r.trace)]
         if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS):
             lines += ["", f"{r.property_id}: {r.verdict.value}: {r.method}"]
+        ctis = [e.cti for e in r.results if e.cti is not None]
+        if traces and r.verdict is Verdict.UNKNOWN and ctis:  # why Z3's induction failed: the first game's
+            lines += ["", trace_text(ctis[0])]
+            if len(ctis) > 1:
+                lines.append(f"  (and {len(ctis) - 1} more game(s): see the reports)")
         if witnesses and r.witness is not None:
             lines += ["", trace_text(r.witness)]
     counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
@@ -172,6 +177,9 @@ def results_markdown(results: Iterable[CheckResult], command: str, model_dir: st
         out += ["", f"## `{r.property_id}` — {r.title}", "", f"Verdict: **{r.verdict.value}** ({r.method})", ""]
         for e in r.results:
             out.append(f"- {e.engine}, `{e.config}`, {e.players} players: {e.verdict.value} — {e.method}")
+        for e in r.results:
+            if e.cti is not None:
+                out += ["", trace_markdown(e.cti)]
         if r.trace is not None:
             out += ["", trace_markdown(r.trace)]
         elif r.witness is not None:
@@ -185,6 +193,8 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
              "method": e.method, "seconds": round(e.seconds, 4)}
         if e.trace is not None:
             d["trace"] = trace_itf(e.trace)
+        if e.cti is not None:
+            d["cti"] = trace_itf(e.cti)
         return d
     results = list(results)
     return {

@@ -35,6 +35,10 @@ class Options:
     # Explore one state per rotation of the seats where Z3 proves the rules symmetric:
     # every game (True), none (False), or the games whose configuration asks for it (None).
     symmetry: bool | None = None
+    # Player counts to check in every configuration instead of its own (Z3 checks each one;
+    # explicit exploration only the counts the configuration explores); counts below a
+    # configuration's fewest players are left out for it.
+    players: tuple[int, ...] | None = None
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -58,7 +62,7 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
             if name not in names:
                 raise UsageError(f"unknown configuration '{name}'{suggest(name, names)}")
     return [(c.name, n) for c in model.configs if not options.configs or c.name in options.configs
-            for n in c.players]
+            for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
 
 
 def check(model: Model, properties: Iterable[Property], options: Options = Options()) -> list[CheckResult]:

@@ -80,6 +80,7 @@ class SymbolicChecker:
         self._termination: str | None = None
         self._invariant_ids: list[str] = []
         self._steps: list[Any] = []
+        self._last_cti: Trace | None = None  # the current property's counterexample to induction
 
     # -- shared pieces -----------------------------------------------------------------
     def _terminal(self, s: State) -> bool:
@@ -270,6 +271,8 @@ class SymbolicChecker:
                       player=player)
         if replay_it:
             replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
+        elif role == "induction counterexample":  # its start need not be reachable; its step is real
+            replay(trace, self.insts)
         return trace
 
     def _search(self, prop: Property, *, violation: bool) -> tuple[Trace | None, str | None]:
@@ -478,6 +481,39 @@ class SymbolicChecker:
         replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
         return trace
 
+    def _cti(self, prop: Property) -> Trace | None:
+        """A counterexample to induction: a state where the proved invariants and *prop* hold (not
+        known to be reachable) and a step of the rules from it that breaks *prop*. It shows a rules
+        designer what an invariant would have to rule out for the proof to go through.
+
+        Steps of rules that ask about the play graph are left out (Z3 lets them fire anywhere), and
+        so are properties that ask about it; a terminal property has no step to blame.
+        """
+        if prop.kind == "terminal" or property_graph_names(prop) or self._left_ms() <= 0:
+            return None
+        s, t = self.ts.frame("s"), self.ts.frame("t")
+        act = z3.Int("act@cti", self.ts.ctx)
+        insts = self._instances(prop)
+        sol = self._solver()
+        sol.add(self.ts.domain(s, graph=False), self.ts.domain(t, graph=False), self._inv(s),
+                self.ts.step(s, t, act, graph_rules=False))
+        if prop.kind == "state":
+            sol.add(z3.And([self._holds(i, s) for i in insts]), z3.Or([z3.Not(self._holds(i, t)) for i in insts]))
+        else:
+            sol.add(z3.Or([z3.Not(self._holds(i, s, t)) for i in insts]))
+        if sol.check() != z3.sat:
+            return None
+        model = sol.model()
+        states = [s.read(model), t.read(model)]
+        player = self._which(prop, insts, states, True)
+        who = "" if player is None else f" for P{player}"
+        rule = self.insts[model.evaluate(act, model_completion=True).as_long()].rule.id
+        message = (f"induction fails for {prop.id}{who}: its start satisfies {prop.id} and every proved invariant "
+                   f"but is not known to be reachable, and rule {rule} leads from it to a violation; an invariant "
+                   f"that rules out this start would let the proof go through")
+        return self._trace(prop, states, [model.evaluate(act, model_completion=True).as_long()],
+                           "induction counterexample", message, player, replay_it=False)
+
     def _which(self, prop: Property, insts: list[_Inst], states: list[State], violation: bool) -> int | None:
         """The first player instance that the found path's last state (or step) is about."""
         s, t = (states[-2], states[-1]) if prop.kind == "step" else (states[-1], None)
@@ -566,6 +602,7 @@ class SymbolicChecker:
         the explicit engine already has one); with *witness*, also look for a witness."""
         start = time.perf_counter()
         self._prop_deadline = start + self.timeout_ms / 1000
+        self._last_cti = None
         try:
             if self._left_ms() <= 0:
                 verdict, method, trace, wtrace = Verdict.UNKNOWN, f"not attempted: {self._limit_reason()}", None, None
@@ -575,8 +612,9 @@ class SymbolicChecker:
             verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
         if verdict is Verdict.UNKNOWN and self._left_ms() <= 0 and "time limit" not in method:
             method = f"{method}; {self._limit_reason()}"
+        cti = self._last_cti if verdict is Verdict.UNKNOWN else None
         return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
-                            trace=trace, witness=wtrace)
+                            trace=trace, witness=wtrace, cti=cti)
 
     def _check(self, prop: Property, witness: bool, search: bool
                ) -> tuple[Verdict, str, Trace | None, Trace | None]:
@@ -613,12 +651,15 @@ class SymbolicChecker:
                 why = f"({reason})" if reason else f"deeper than {self.depth} steps"
                 return Verdict.UNKNOWN, f"Spacer: a violation is reachable, but no trace was found {why} ({scope})", \
                     None, None
+        if proof is None:
+            self._last_cti = self._cti(prop)
         if proof is None and not search:
             return Verdict.UNKNOWN, f"not proved by induction ({scope}); counterexample left to the explicit engine", \
                 None, None
         if proof is None:
             trace, reason = self._search(prop, violation=True)
             if trace is not None:
+                self._last_cti = None  # a real counterexample says more
                 return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
                         f"({scope})", trace, None)
             why = f"no counterexample found ({reason})" if reason else f"no counterexample within {self.depth} steps"

@@ -51,6 +51,7 @@ class EngineResult:
     trace: Trace | None = None
     witness: Trace | None = None
     states: int = 0  # states explored (explicit engine)
+    cti: Trace | None = None  # Z3: why induction failed, when the verdict is unknown
 
 
 @dataclass(frozen=True)
