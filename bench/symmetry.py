@@ -44,9 +44,9 @@ def run(m: Model, cfg: Config, n: int, symmetric: bool) -> tuple[int, float, lis
 
 
 def variants(m: Model) -> list[tuple[str, Config, int]]:
-    out = [(f"{c.name}", c, n) for c in m.configs for n in c.players if c.explores(n)]
+    out = [(c.name, c, n) for c in m.configs for n in c.players if c.explores(n)]
     multi = next(c for c in m.configs if c.name == "multiplayer")
-    out += [(f"multiplayer", replace(multi, explore_players=None), n) for n in (2, 4, 5)]
+    out += [("multiplayer", replace(multi, explore_players=None), n) for n in (2, 4, 5)]
     duel = next(c for c in m.configs if c.name == "duel")
     for life in (4, 6):
         bounds = {**duel.bounds, "life": (-1, life)}

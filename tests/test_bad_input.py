@@ -716,3 +716,10 @@ def test_card_variable_on_a_seat_is_not_a_card_variable(model_copy: Path) -> Non
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, 'control = 0'),
                 "'control' is not a card variable", "did you mean 'controller'")
+
+
+def test_symmetry_that_is_not_a_bool(model_copy: Path) -> None:
+    text = edit(model_copy, "configs.toml", 'symmetry = true  #', 'symmetry = "yes"  #')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'symmetry = "yes"'), "symmetry")

@@ -21,6 +21,7 @@ from .loops import PlayGraph, property_graph_names
 from .model import Config, Model, mandatoriness
 from .state import Layout, State, initial_states
 from .symmetry import Rotation, SymmetryProof
+from .trace import ReplayMismatch
 
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
 
@@ -121,7 +122,7 @@ class StateGraph:
                 real = by_key[(inst.rule.id, rot.seat(inst.actor, r), inst.card)]
                 s = real.apply(s)
                 if rot.canon(s) != self.states[node]:
-                    raise AssertionError(f"unfolding rule {inst.rule.id} leaves the rotation class of node {node}")
+                    raise ReplayMismatch(f"unfolding rule {inst.rule.id} leaves the rotation class of node {node}")
                 states.append(s)
                 out.append((len(states) - 1, real.index))
 

@@ -81,6 +81,7 @@ class SymbolicChecker:
         self._invariant_ids: list[str] = []
         self._steps: list[Any] = []
         self._last_cti: Trace | None = None  # the current property's counterexample to induction
+        self.ranking_failure: str | None = None  # where the configuration's ranking measure fails
 
     # -- shared pieces -----------------------------------------------------------------
     def _terminal(self, s: State) -> bool:
@@ -325,13 +326,15 @@ class SymbolicChecker:
             return None
         self.ts.acyclic, self._proved = True, None  # see above: the assumption the ranking discharges
         proved = self._ranking_holds(ranking)
-        if proved is None:
+        if not proved.startswith("play always ends"):
             self.ts.acyclic, self._proved = False, None
+            self.ranking_failure = proved
             return None
         self._termination = proved
         return proved
 
-    def _ranking_holds(self, ranking: tuple[Any, ...]) -> str | None:
+    def _ranking_holds(self, ranking: tuple[Any, ...]) -> str:
+        """How the ranking is proved, or where it fails (the rule and the state it steps from)."""
         s, t = self.ts.frame("s"), self.ts.frame("t")
         ms = [self.ts.prop(e, {}, s) for e in ranking]
         mt = [self.ts.prop(e, {}, t) for e in ranking]
@@ -344,7 +347,8 @@ class SymbolicChecker:
         sol = self._solver()
         sol.add(self.ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
         if sol.check() != z3.unsat:
-            return None
+            at = f" in {self.layout.show(s.read(sol.model()))}" if sol.check() == z3.sat else ""
+            return f"the ranking measure can be negative{at}"
         goes_on = z3.Or([self.ts.guard(i, t) for i in play] or [z3.BoolVal(False, self.ts.ctx)])
         for inst in play:  # a fresh query per rule instance, the successor substituted in
             upd = self.ts.enc.update(inst.rule.then, inst.env(), s)
@@ -356,7 +360,9 @@ class SymbolicChecker:
                 if sol.check() == z3.unsat:
                     break
             else:
-                return None
+                who = "" if inst.actor is None else f" for P{inst.actor}"
+                at = f" from {self.layout.show(s.read(sol.model()))}" if sol.check() == z3.sat else ""
+                return f"the ranking measure does not decrease on rule {inst.rule.id}{who}{at}"
         return (f"play always ends: its ranking measure is proved "
                 f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
 
@@ -367,9 +373,10 @@ class SymbolicChecker:
         scope = self._scope()
         kind = self._lasso_kind(prop)
         if proof is None:
+            failed = f"; {self.ranking_failure}" if self.ranking_failure else ""
             if kind is None or not search:
-                return (Verdict.UNKNOWN, f"not proved for every play graph ({scope}); its counterexamples need "
-                        "the explored graph (explicit engine)", None, None)
+                return (Verdict.UNKNOWN, f"not proved for every play graph ({scope}){failed}; its counterexamples "
+                        "need the explored graph (explicit engine)", None, None)
             trace, reason = self._lasso(prop, kind, violation=True)
             if trace is not None:
                 return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {(trace.loop_start or 0) + 1} "
