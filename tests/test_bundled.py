@@ -68,4 +68,4 @@ def test_eight_players_are_proved_by_z3_alone(bundled_results: dict[str, CheckRe
         eight = [e for e in r.results if e.players == 8]
         assert [e.engine for e in eight] == ["z3"], r.property_id
         assert eight[0].verdict is Verdict.HOLDS and "all counter values" in eight[0].method
-        assert "multiplayer (3/4/8p)" in r.method
+        assert "multiplayer (2/3/4/8p)" in r.method

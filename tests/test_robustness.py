@@ -84,8 +84,9 @@ def test_more_players_than_explicit_exploration_allows_needs_explore_players(tmp
     copy = tmp_path / "model"
     shutil.copytree(ROOT / "model", copy)
     cfg = copy / "configs.toml"
-    cfg.write_text(cfg.read_text().replace("players = [3, 4, 8]\nexplore_players = [3]\n", "players = [3, 8]\n"),
-                   encoding="utf-8")
+    text = cfg.read_text()
+    assert "players = [2, 3, 4, 8]\nexplore_players = [3]\n" in text
+    cfg.write_text(text.replace("players = [2, 3, 4, 8]\nexplore_players = [3]\n", "players = [3, 8]\n"), encoding="utf-8")
     with pytest.raises(ModelError) as err:
         load_model(copy)
     assert "explore_players" in str(err.value) and "configs.toml:" in str(err.value)
