@@ -132,3 +132,12 @@ def test_explore_with_symmetry_counts_rotation_classes() -> None:
     assert plain.exit_code == reduced.exit_code == 0
     count = lambda out: int(out.splitlines()[1].split()[2].replace(",", ""))  # noqa: E731
     assert count(reduced.output) < count(plain.output)
+
+
+def test_explicit_engine_says_which_player_counts_it_leaves_unchecked() -> None:
+    run = CliRunner().invoke(main, ["check", "game-end-final", "--engine", "explicit", "--config", "commander",
+                                    "--no-reports"])
+    assert run.exit_code == 0, run.output
+    assert "commander      2/4 players (explored: 2; the rest not checked (--engine explicit))" in run.output
+    both = CliRunner().invoke(main, ["check", "game-end-final", "--config", "commander", "--no-reports"])
+    assert "(explored: 2; the rest by Z3 only)" in both.output

@@ -129,8 +129,9 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
             counts = [n for name, n in played if name == c.name]
             if counts:
                 explored = [n for n in counts if c.explores(n)] if options.engine != "z3" else counts
+                rest = "the rest by Z3 only" if options.engine == "both" else "the rest not checked (--engine explicit)"
                 only = ("" if explored == counts else
-                        f" (explored: {'/'.join(map(str, explored)) or 'none'}; the rest by Z3 only)")
+                        f" (explored: {'/'.join(map(str, explored)) or 'none'}; {rest})")
                 click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
         click.echo("")
         click.echo(report.results_text(results, witnesses=witness))
