@@ -325,16 +325,16 @@ class SymbolicChecker:
         if not ranking:
             return None
         self.ts.acyclic, self._proved = True, None  # see above: the assumption the ranking discharges
-        proved = self._ranking_holds(ranking)
-        if not proved.startswith("play always ends"):
+        proved, how = self._ranking_holds(ranking)
+        if not proved:
             self.ts.acyclic, self._proved = False, None
-            self.ranking_failure = proved
+            self.ranking_failure = how
             return None
-        self._termination = proved
-        return proved
+        self._termination = how
+        return how
 
-    def _ranking_holds(self, ranking: tuple[Any, ...]) -> str:
-        """How the ranking is proved, or where it fails (the rule and the state it steps from)."""
+    def _ranking_holds(self, ranking: tuple[Any, ...]) -> tuple[bool, str]:
+        """(True, how it is proved), or (False, where it fails: the rule and the state it steps from)."""
         s, t = self.ts.frame("s"), self.ts.frame("t")
         ms = [self.ts.prop(e, {}, s) for e in ranking]
         mt = [self.ts.prop(e, {}, t) for e in ranking]
@@ -346,9 +346,10 @@ class SymbolicChecker:
         inv = self._inv(s)
         sol = self._solver()
         sol.add(self.ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
-        if sol.check() != z3.unsat:
-            at = f" in {self.layout.show(s.read(sol.model()))}" if sol.check() == z3.sat else ""
-            return f"the ranking measure can be negative{at}"
+        answer = sol.check()
+        if answer != z3.unsat:
+            at = f" in {self.layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
+            return False, f"the ranking measure can be negative{at}"
         goes_on = z3.Or([self.ts.guard(i, t) for i in play] or [z3.BoolVal(False, self.ts.ctx)])
         for inst in play:  # a fresh query per rule instance, the successor substituted in
             upd = self.ts.enc.update(inst.rule.then, inst.env(), s)
@@ -357,14 +358,15 @@ class SymbolicChecker:
                 sol = self._solver()
                 sol.add(self.ts.domain(s), inv, self.ts.guard(inst, s),
                         *[z3.substitute(c, *pairs) for c in [self.ts.domain(t), z3.Not(decrease), *extra]])
-                if sol.check() == z3.unsat:
+                answer = sol.check()
+                if answer == z3.unsat:
                     break
             else:
                 who = "" if inst.actor is None else f" for P{inst.actor}"
-                at = f" from {self.layout.show(s.read(sol.model()))}" if sol.check() == z3.sat else ""
-                return f"the ranking measure does not decrease on rule {inst.rule.id}{who}{at}"
-        return (f"play always ends: its ranking measure is proved "
-                f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
+                at = f" from {self.layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
+                return False, f"the ranking measure does not decrease on rule {inst.rule.id}{who}{at}"
+        return True, (f"play always ends: its ranking measure is proved "
+                      f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
 
     def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool
                      ) -> tuple[Verdict, str, Trace | None, Trace | None]:
@@ -514,12 +516,11 @@ class SymbolicChecker:
         states = [s.read(model), t.read(model)]
         player = self._which(prop, insts, states, True)
         who = "" if player is None else f" for P{player}"
-        rule = self.insts[model.evaluate(act, model_completion=True).as_long()].rule.id
+        k = model.evaluate(act, model_completion=True).as_long()
         message = (f"induction fails for {prop.id}{who}: its start satisfies {prop.id} and every proved invariant "
-                   f"but is not known to be reachable, and rule {rule} leads from it to a violation; an invariant "
-                   f"that rules out this start would let the proof go through")
-        return self._trace(prop, states, [model.evaluate(act, model_completion=True).as_long()],
-                           "induction counterexample", message, player, replay_it=False)
+                   f"but is not known to be reachable, and rule {self.insts[k].rule.id} leads from it to a "
+                   f"violation; an invariant that rules out this start would let the proof go through")
+        return self._trace(prop, states, [k], "induction counterexample", message, player, replay_it=False)
 
     def _which(self, prop: Property, insts: list[_Inst], states: list[State], violation: bool) -> int | None:
         """The first player instance that the found path's last state (or step) is about."""
