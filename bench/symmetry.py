@@ -8,7 +8,8 @@ exploring and checking every property (3 runs) without reduction and with it,
 the ratios, and the time of the proof (``prove_rotation``), which does not grow
 with the bounds. Every variant is checked to give the same verdicts both ways.
 
-Run from the repository root: ``python bench/symmetry.py`` (about 3 minutes).
+Run from the repository root: ``python bench/symmetry.py`` (about 12 minutes: multiplayer at 5
+players, at the state cap, takes most of it).
 """
 from __future__ import annotations
 
