@@ -26,7 +26,7 @@ def _config(model: Model, name: str) -> Config:
     return next(c for c in model.configs if c.name == name)
 
 
-def _copy(tmp_path: Path, edits: list[tuple[str, str, str]] = [], extra_config: str = "") -> Model:
+def _copy(tmp_path: Path, edits: tuple[tuple[str, str, str], ...] = (), extra_config: str = "") -> Model:
     """A copy of model/ with textual edits (file, old, new) and a configuration appended."""
     root = tmp_path / "model"
     shutil.copytree(ROOT / "model", root)
@@ -69,8 +69,8 @@ def test_bundled_rules_are_proved_symmetric(name: str, n: int) -> None:
 
 def test_a_seat_specific_rule_is_not_symmetric(tmp_path: Path) -> None:
     # seat 0 would lose at 0 life, every other seat already at 1: the rules favour a seat
-    model = _copy(tmp_path, [("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"',
-                              'when = "life[p] <= (if p == 0 then 0 else 1) and not ignores_life(p)"')])
+    model = _copy(tmp_path, (("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"',
+                              'when = "life[p] <= (if p == 0 then 0 else 1) and not ignores_life(p)"'),))
     proof = prove_rotation(model, _config(model, "duel"), 2)
     assert not proof.proved
     assert "does not commute with rotating the seats" in proof.reason and proof.reason.startswith("rule 704.3")
@@ -82,8 +82,8 @@ def test_a_seat_specific_rule_is_not_symmetric(tmp_path: Path) -> None:
 
 
 def test_a_seat_specific_property_is_not_symmetric(tmp_path: Path) -> None:
-    model = _copy(tmp_path, [("properties.toml", 'when = "phase == over"\nthen = "terminal"',
-                              'when = "phase == over and life[0] > 0"\nthen = "terminal"')])
+    model = _copy(tmp_path, (("properties.toml", 'when = "phase == over"\nthen = "terminal"',
+                              'when = "phase == over and life[0] > 0"\nthen = "terminal"'),))
     proof = prove_rotation(model, _config(model, "duel"), 2)
     assert not proof.proved and proof.reason == "property game-end-final reads differently on rotated seats"
 
