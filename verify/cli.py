@@ -19,13 +19,12 @@ import click
 
 from . import report
 from .errors import ModelError, UsageError, VerifyError
-from .explore import cyclic_components, explore
+from .explore import cyclic_components, explore_game
 from .loader import MAX_PLAYERS, load_model
 from .model import Model
 from .runner import ENGINES, Options, check, games, select
 from .scenario import load_scenario, simulate
 from .symbolic import DEFAULT_DEPTH
-from .symmetry import prove_rotation
 from .trace import ReplayMismatch
 from .verdict import CheckResult, Verdict
 
@@ -261,11 +260,9 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmet
     for name, n in games(model, Options(configs=tuple(config) or None)):
         if not model.configs[names.index(name)].explores(n):
             continue
-        cfg = model.configs[names.index(name)]
-        proof = prove_rotation(model, cfg, n) if symmetry else None
-        if proof is not None and not proof.proved:
-            click.echo(f"{name} ({n} players): {proof.describe()}", err=True)
-        g = explore(model, cfg, n, symmetric=proof is not None and proof.proved)
+        g = explore_game(model, model.configs[names.index(name)], n, symmetry=symmetry)
+        if g.symmetry is not None and not g.symmetry.proved:
+            click.echo(f"{name} ({n} players): {g.symmetry.describe()}", err=True)
         cyclic = sum(1 for _ in cyclic_components(g))
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
                    f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")

@@ -336,7 +336,7 @@ class TransitionSystem:
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)))
 
-    def _after(self, s: Frame, inst: Instance) -> "_After":
+    def after(self, s: Frame, inst: Instance) -> "_After":
         """The state *inst* leads to from *s* (kept, so its identity is stable for memoised terms)."""
         key = (s.tag, inst.index)
         if key not in self._afters:
@@ -347,7 +347,7 @@ class TransitionSystem:
         """next(e): some rule instance enabled in *s* leads to a state where *body* holds."""
         disj = []
         for inst in self.insts:
-            disj.append(z3.And(self.guard(inst, s), body(self._after(s, inst))))
+            disj.append(z3.And(self.guard(inst, s), body(self.after(s, inst))))
         return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
 
     def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True, concessions: bool = True) -> Any:

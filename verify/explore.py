@@ -20,10 +20,10 @@ from .expr import Binary, Expr, Member, Var
 from .loops import PlayGraph, property_graph_names
 from .model import Config, Model, mandatoriness
 from .state import Layout, State, initial_states
-from .symmetry import Rotation, SymmetryProof
+from .symmetry import Rotation, SymmetryProof, prove_rotation
 from .trace import ReplayMismatch
 
-__all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
+__all__ = ["StateGraph", "explore", "explore_game", "to_networkx", "cyclic_components"]
 
 
 @dataclass
@@ -269,6 +269,15 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         g.oracle = PlayGraph(g)
         comp.oracle = g.oracle
     return g
+
+
+def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, timeout_ms: int = 10_000) -> StateGraph:
+    """:func:`explore`, and with *symmetry* first ask Z3 whether the rules are symmetric in the
+    seats: one state per rotation class if so. The proof (or why it failed) goes with the graph."""
+    proof = prove_rotation(model, config, n, timeout_ms=timeout_ms) if symmetry else None
+    graph = explore(model, config, n, symmetric=proof is not None and proof.proved)
+    graph.symmetry = proof
+    return graph
 
 
 def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:

@@ -151,8 +151,10 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     elif prop.kind == "terminal":
         on_state(ctx.terminal_nodes, "terminal")
     else:
+        turned = graph.turned  # empty without symmetry reduction
         for e, (a, b, k) in enumerate(graph.edges()):
-            s, t = states[a], graph.target(e)  # the step itself, not its target's rotation class
+            s = states[a]
+            t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
             for p, when, then in insts:
                 if not when(s, t):
                     continue

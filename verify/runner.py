@@ -6,11 +6,10 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .errors import UsageError, suggest
-from .explore import explore
+from .explore import explore_game
 from .model import Model, Property
 from .properties import GraphContext, check_explicit
 from .symbolic import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, SymbolicChecker
-from .symmetry import prove_rotation
 from .verdict import CheckResult, EngineResult, Verdict
 
 __all__ = ["Options", "check", "select", "combine", "games", "ENGINES"]
@@ -85,9 +84,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         settled: set[str] = set()  # explicit found a counterexample, or covered the game within its bounds
         if options.engine in ("both", "explicit") and config.explores(n):
             wanted = config.symmetry if options.symmetry is None else options.symmetry
-            proof = prove_rotation(model, config, n, timeout_ms=options.timeout_ms) if wanted else None
-            graph = explore(model, config, n, symmetric=proof is not None and proof.proved)
-            graph.symmetry = proof
+            graph = explore_game(model, config, n, symmetry=wanted, timeout_ms=options.timeout_ms)
             ctx = GraphContext(graph)
             for p in props:
                 if p.id in refuted:

@@ -667,7 +667,6 @@ class SymbolicChecker:
         if proof is None:
             trace, reason = self._search(prop, violation=True)
             if trace is not None:
-                self._last_cti = None  # a real counterexample says more
                 return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
                         f"({scope})", trace, None)
             why = f"no counterexample found ({reason})" if reason else f"no counterexample within {self.depth} steps"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, cast
+from typing import Any, cast
 
 import z3
 
@@ -61,16 +61,22 @@ class Rotation:
         seats = tuple(k for k, t in enumerate(layout.types) if t == SEAT)
         return cls(layout, blocks, seats, anchors[0])
 
+    def sources(self, r: int) -> list[int]:
+        """For each slot of a state rotated by *r*, the slot of the original it takes its value from."""
+        n = self.layout.n
+        src = list(range(len(self.layout.names)))
+        for b in self.blocks:
+            for p in range(n):
+                src[b + (p + r) % n] = b + p
+        return src
+
     def rotate(self, s: State, r: int) -> State:
         """*s* with seat p moved to seat p + r (mod N)."""
         n = self.layout.n
         r %= n
         if r == 0:
             return s
-        out = list(s)
-        for b in self.blocks:
-            for p in range(n):
-                out[b + (p + r) % n] = s[b + p]
+        out = [s[j] for j in self.sources(r)]
         for k in self.seats:
             out[k] = (out[k] + r) % n
         return tuple(out)
@@ -108,29 +114,15 @@ class _Rotated:
     def __init__(self, base: Any, rot: Rotation, ctx: z3.Context):
         self.base, self.layout = base, rot.layout
         self.tag = f"{base.tag}~rot"
-        n = rot.layout.n
-        self._src = list(range(len(rot.layout.names)))
-        for b in rot.blocks:
-            for p in range(n):
-                self._src[b + (p + 1) % n] = b + p
+        self._src = rot.sources(1)
         self._seat = set(rot.seats)
-        self._n, self._ctx = n, ctx
+        self._n, self._ctx = rot.layout.n, ctx
 
     def __getitem__(self, k: int) -> Any:
         v = self.base[self._src[k]]
         if k in self._seat:
             return z3.If(v == self._n - 1, z3.IntVal(0, self._ctx), v + 1)
         return v
-
-
-class _Post:
-    """The state an instance leads to: written slots, else the old values."""
-
-    def __init__(self, s: Any, upd: Mapping[int, Any]):
-        self.s, self.upd, self.tag = s, upd, f"{s.tag}>"
-
-    def __getitem__(self, k: int) -> Any:
-        return self.upd.get(k, self.s[k])
 
 
 def prove_rotation(model: Model, config: Config, n: int, *, timeout_ms: int = 10_000) -> SymmetryProof:
@@ -175,8 +167,8 @@ def prove_rotation(model: Model, config: Config, n: int, *, timeout_ms: int = 10
         if conj is None:
             return _fail(f"rule {inst.rule.id}{who} has no counterpart one seat on", start, queries)
         g, rg = ts.guard(inst, s), ts.guard(conj, rs)
-        post = _Rotated(_Post(s, ts.enc.update(inst.rule.then, inst.env(), s)), rot, ctx)
-        rpost = _Post(rs, ts.enc.update(conj.rule.then, conj.env(), rs))
+        post = _Rotated(ts.after(s, inst), rot, ctx)
+        rpost = ts.after(rs, conj)
         moved = z3.Or([post[k] != rpost[k] for k in range(len(layout.names))])
         why = refuted(z3.Or(g != rg, z3.And(g, moved)),
                       f"rule {inst.rule.id}{who} does not commute with rotating the seats")
