@@ -20,8 +20,8 @@ from typing import Callable, TypeVar
 # Measure this checkout even when an older copy of the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.explore import StateGraph, explore, to_networkx  # noqa: E402
-from verify.loader import load_model  # noqa: E402
+from verify.explicit.explore import StateGraph, explore, to_networkx  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
 
 T = TypeVar("T")
 

@@ -19,9 +19,9 @@ from typing import Iterator
 # Measure this checkout even when an older copy of the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.explore import explore  # noqa: E402
-from verify.loader import load_model  # noqa: E402
-from verify.model import Config, InitSpec, Model  # noqa: E402
+from verify.explicit.explore import explore  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
+from verify.model.types import Config, InitSpec, Model  # noqa: E402
 
 LIMIT = 2_000_000
 KS = range(1, 5)

@@ -55,12 +55,12 @@ from typing import Callable, Mapping, TypeVar
 # Measure this checkout even when an older copy of the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.explore import StateGraph, explore  # noqa: E402
-from verify.loader import load_model  # noqa: E402
-from verify.model import Config, InitSpec, Model  # noqa: E402
-from verify.symbolic import SymbolicChecker  # noqa: E402
-
 from explorer import best_time  # noqa: E402  (bench/ is on sys.path when run as a script)
+
+from verify.checking.symbolic import SymbolicChecker  # noqa: E402
+from verify.explicit.explore import StateGraph, explore  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
+from verify.model.types import Config, InitSpec, Model  # noqa: E402
 
 T = TypeVar("T")
 
@@ -138,7 +138,7 @@ def z3_lasso(m: Model, v: Variant) -> tuple[float, str, int | None]:
     depth = (v.expected_cycle or 0) + 2
     start = time.perf_counter()
     checker = SymbolicChecker(m, v.config, PLAYERS, bounded=False, depth=depth)
-    trace, reason = checker._lasso(m.property(PROPERTY), "mandatory_loop", violation=False)
+    trace, reason = checker.lasso(m.property(PROPERTY), "mandatory_loop", violation=False)
     seconds = time.perf_counter() - start
     if trace is None:
         return seconds, (f"unknown: {reason}" if reason else f"none within {depth}"), None

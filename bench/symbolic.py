@@ -51,8 +51,8 @@ VARIANTS: list[tuple[str, str]] = (
 
 def build(key: str):  # -> tuple[Model, Config, int]
     """The model, configuration and player count a variant key stands for."""
-    from verify.loader import load_model
-    from verify.model import InitSpec
+    from verify.model.loader import load_model
+    from verify.model.types import InitSpec
 
     m = load_model()
     kind, _, arg = key.partition(":")
@@ -84,14 +84,14 @@ def peak_mb() -> float:
 
 def child(engine: str, key: str) -> None:
     """Run one engine on one variant and print one JSON line with the figures."""
-    from verify.verdict import Verdict
+    from verify.checking.verdict import Verdict
 
     m, cfg, n = build(key)
     out: dict[str, object] = {}
     start = time.perf_counter()
     if engine == "explicit":
-        from verify.explore import explore
-        from verify.properties import GraphContext, check_explicit
+        from verify.checking.properties import GraphContext, check_explicit
+        from verify.explicit.explore import explore
 
         graph = explore(m, cfg, n, max_states=MAX_STATES)
         ctx = GraphContext(graph)
@@ -103,7 +103,7 @@ def child(engine: str, key: str) -> None:
                     and r.trace is not None and any(i.guard(r.trace.final, None) for i in graph.instances)]
         out.update(states=len(graph.states), complete=graph.complete, spurious=spurious)
     elif engine == "z3":
-        from verify.symbolic import SymbolicChecker
+        from verify.checking.symbolic import SymbolicChecker
 
         sym = SymbolicChecker(m, cfg, n)
         verdicts = [sym.check(p, witness=False).verdict for p in m.properties]
@@ -143,7 +143,7 @@ def z3_text(r: dict[str, object]) -> str:
 
 
 def main() -> None:
-    from verify.loader import load_model
+    from verify.model.loader import load_model
 
     props = len(load_model().properties)
     start = time.perf_counter()

@@ -20,12 +20,13 @@ from pathlib import Path
 # Measure this checkout even when an older copy of the package is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.explore import explore  # noqa: E402
-from verify.loader import load_model  # noqa: E402
-from verify.model import Config, InitSpec, Model  # noqa: E402
-from verify.properties import GraphContext, check_explicit  # noqa: E402
-from verify.symmetry import prove_rotation  # noqa: E402
 from explorer import best_time  # noqa: E402  (bench/ is on sys.path when run as a script)
+
+from verify.checking.properties import GraphContext, check_explicit  # noqa: E402
+from verify.explicit.explore import explore  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
+from verify.model.types import Config, InitSpec, Model  # noqa: E402
+from verify.symbolic.symmetry import prove_rotation  # noqa: E402
 
 MAX_STATES = 600_000
 

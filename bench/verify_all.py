@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Measure this checkout even when an older copy of the package is installed.
 sys.path.insert(0, str(ROOT))
 
-from verify.loader import load_model  # noqa: E402
-from verify.runner import Options, check  # noqa: E402
+from verify.checking.runner import Options, check  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
 
 REPEAT = 3
 ENGINE_OPTIONS = {

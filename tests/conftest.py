@@ -9,10 +9,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for brokenmodels
 
-from verify.loader import load_model  # noqa: E402
-from verify.model import Model  # noqa: E402
-from verify.runner import Options, check  # noqa: E402
-from verify.verdict import CheckResult  # noqa: E402
+from verify.checking.runner import Options, check  # noqa: E402
+from verify.checking.verdict import CheckResult  # noqa: E402
+from verify.model.loader import load_model  # noqa: E402
+from verify.model.types import Model  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,10 @@
 """Evaluate a property at the point a trace ends on: its last state, step or terminal state."""
 from __future__ import annotations
 
-from verify.evaluate import Compiler
-from verify.explore import explore
-from verify.model import Model, Property
-from verify.trace import Trace, replay
+from verify.checking.trace import Trace, replay
+from verify.explicit.evaluate import Compiler
+from verify.explicit.explore import explore
+from verify.model.types import Model, Property
 
 
 def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool]:

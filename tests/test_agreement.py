@@ -11,16 +11,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 import brokenmodels
-from verify.explore import explore
-from verify.loader import load_model
-from verify.loops import property_graph_names
-from verify.properties import GraphContext, check_explicit
-from verify.symbolic import SymbolicChecker
-
+import pytest
 from conftest import ROOT
+
+from verify.checking.properties import GraphContext, check_explicit
+from verify.checking.symbolic import SymbolicChecker
+from verify.explicit.explore import explore
+from verify.model.loader import load_model
+from verify.model.types import property_graph_names
 
 MODELS = [ROOT / "model"] + [s.path for s in brokenmodels.specs()]
 

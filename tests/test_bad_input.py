@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 import verify
 from verify.cli import main
-from verify.loader import MAX_RANGE
+from verify.model.loader import MAX_RANGE
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "model"

@@ -7,16 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import brokenmodels
-from verify.loader import load_model
-from verify.runner import Options, check
-from verify.trace import Trace
-from verify.verdict import Verdict
-
+import pytest
 from conftest import ROOT
 from points import point_values
+
+from verify.checking.runner import Options, check
+from verify.checking.trace import Trace
+from verify.checking.verdict import Verdict
+from verify.model.loader import load_model
 
 SPECS = brokenmodels.specs()
 VIOLATED = [s for s in SPECS if s.kind == "violated"]

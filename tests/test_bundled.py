@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pytest
-
-from verify.explore import explore
-from verify.model import Model
-from verify.verdict import CheckResult, Verdict
-
 from conftest import ROOT
 from points import point_values
+
+from verify.checking.verdict import CheckResult, Verdict
+from verify.explicit.explore import explore
+from verify.model.types import Model
 
 
 def test_every_property_holds(model: Model, bundled_results: dict[str, CheckResult]) -> None:

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT
 
 from verify.cli import main
-from verify.loader import load_model
-
-from conftest import ROOT
+from verify.model.loader import load_model
 
 
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
@@ -114,7 +113,7 @@ def test_players_outside_2_to_8_or_garbled_exit_2(bad: str) -> None:
 
 
 def test_players_override_every_configuration(model) -> None:
-    from verify.runner import Options, games
+    from verify.checking.runner import Options, games
     played = games(model, Options(players=(2, 5, 8)))
     assert ("duel", 5) in played and ("effects", 8) in played and ("multiplayer", 2) in played
     # a configuration whose card sits at seat 2 needs three players

@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import pytest
 import z3
-
 from examples import AFTER, PARAMS, ROWS, STATE
-from verify.encode import Encoder, Frame
-from verify.evaluate import Compiler
-from verify.expr import Var
-from verify.model import Model
-from verify.parser import parse_expr, parse_stmts
-from verify.printer import show, show_stmts
-from verify.state import Layout
-from verify.typecheck import Scope, TypeChecker
+
+from verify.explicit.evaluate import Compiler
+from verify.language.expr import Var
+from verify.language.parser import parse_expr, parse_stmts
+from verify.language.printer import show, show_stmts
+from verify.language.typecheck import Scope, TypeChecker
+from verify.model.state import Layout
+from verify.model.types import Model
+from verify.symbolic.encode import Encoder, Frame
 
 
 def _tuple(layout: Layout, values: dict[str, object]) -> tuple:

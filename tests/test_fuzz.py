@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import z3
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verify.encode import Encoder, Frame
-from verify.evaluate import Compiler
-from verify.loader import load_model
-from verify.parser import parse_expr
-from verify.printer import show
-from verify.state import Layout
-
-from conftest import ROOT
+from verify.explicit.evaluate import Compiler
+from verify.language.parser import parse_expr
+from verify.language.printer import show
+from verify.model.loader import load_model
+from verify.model.state import Layout
+from verify.symbolic.encode import Encoder, Frame
 
 MODEL = load_model(ROOT / "model")
 N = 3

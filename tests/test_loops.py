@@ -7,19 +7,21 @@ from collections import deque
 from dataclasses import replace
 
 import pytest
-
-from verify.evaluate import Compiler
-from verify.explore import StateGraph, explore
-from verify.loader import load_model
-from verify.model import LOOP_KINDS
-from verify.properties import explain
-from verify.report import trace_dot, trace_itf, trace_markdown, trace_text
-from verify.runner import Options, check
-from verify.symbolic import SymbolicChecker
-from verify.trace import closes
-from verify.verdict import Verdict
-
 from conftest import ROOT
+
+from verify.checking.properties import explain
+from verify.checking.runner import Options, check
+from verify.checking.symbolic import SymbolicChecker
+from verify.checking.trace import closes
+from verify.checking.verdict import Verdict
+from verify.explicit.evaluate import Compiler
+from verify.explicit.explore import StateGraph, explore
+from verify.model.loader import load_model
+from verify.model.types import LOOP_KINDS
+from verify.output.dot import trace_dot
+from verify.output.itf import trace_itf
+from verify.output.markdown import trace_markdown
+from verify.output.text import trace_text
 
 MODEL = load_model()
 
@@ -108,7 +110,7 @@ def test_a_drain_against_a_player_who_cant_lose_meets_the_bound_explicitly() -> 
 def test_z3_finds_the_drain_against_a_player_who_cant_lose_without_bounds() -> None:
     config = next(c for c in MODEL.configs if c.name == "loop-cant-lose")
     sym = SymbolicChecker(MODEL, config, 2, depth=14)
-    trace, reason = sym._lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
+    trace, reason = sym.lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
     assert trace is not None, reason
     assert trace.loop_start is not None and closes(trace)
     life = trace.layout.base["life"] + 1
@@ -119,7 +121,7 @@ def test_z3_finds_the_drain_against_a_player_who_cant_lose_without_bounds() -> N
 def test_z3_lasso_matches_the_mandatory_loop_of_the_explicit_graph() -> None:
     config = next(c for c in MODEL.configs if c.name == "loop-pair")
     sym = SymbolicChecker(MODEL, config, 2, bounded=True, depth=14)
-    trace, reason = sym._lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
+    trace, reason = sym.lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
     assert trace is not None, reason
     g = _graph("loop-pair", 2)
     assert g.oracle is not None
@@ -169,7 +171,7 @@ def test_z3_lassos_find_exactly_the_mandatory_loops_of_the_explored_graph(name: 
     config = next(c for c in MODEL.configs if c.name == name)
     sym = SymbolicChecker(MODEL, config, n, bounded=True, depth=10)
     prop = MODEL.property("mandatory-loops-draw")
-    trace, reason = sym._lasso(prop, "mandatory_loop", violation=False)
+    trace, reason = sym.lasso(prop, "mandatory_loop", violation=False)
     assert reason is None
     assert (trace is not None) == bool([s for s in explicit if s[g.layout.base["phase"]] == 0])
     if trace is not None:

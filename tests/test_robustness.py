@@ -7,15 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from verify.errors import ModelError
-from verify.loader import load_model
-from verify.runner import Options, check
-from verify.trace import ReplayMismatch, replay
-from verify.explore import explore
-from verify.verdict import Verdict
-
 from conftest import ROOT
+
+from verify.checking.runner import Options, check
+from verify.checking.trace import ReplayMismatch, replay
+from verify.checking.verdict import Verdict
+from verify.errors import ModelError
+from verify.explicit.explore import explore
+from verify.model.loader import load_model
 
 RULE_IDS = [r.id for r in load_model(ROOT / "model").rules]
 

@@ -7,14 +7,14 @@ import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verify.cli import main
-from verify.loader import load_model
-from verify.scenario import EVENT_KINDS, load_scenario, simulate
-
-from conftest import ROOT
+from verify.model.loader import load_model
+from verify.scenarios.format import EVENT_KINDS, load_scenario
+from verify.scenarios.simulate import simulate
 
 MODEL = load_model(ROOT / "model")
 NAMES = ["Alice", "Bob", "Carol", "Dan"]

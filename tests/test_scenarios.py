@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import ROOT
 
 from verify.cli import main
 from verify.errors import ModelError
-from verify.loader import load_model
-from verify.scenario import load_scenario, simulate
-
-from conftest import ROOT
+from verify.model.loader import load_model
+from verify.scenarios.format import load_scenario
+from verify.scenarios.simulate import simulate
 
 SUITE = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
 
@@ -217,7 +217,7 @@ def test_a_trace_that_does_not_replay_is_an_internal_error() -> None:
     """A trace the model's own semantics does not reproduce is a bug in Endgame: exit 3, never 2."""
     from unittest import mock
 
-    from verify.trace import ReplayMismatch
+    from verify.checking.trace import ReplayMismatch
     with mock.patch("verify.cli.simulate", side_effect=ReplayMismatch("s: step 3 does not replay")):
         run = CliRunner().invoke(main, ["simulate", str(ROOT / "tests/scenarios/all-at-one-life.toml")])
     assert run.exit_code == 3 and "did not replay" in run.output

@@ -9,13 +9,13 @@ import sys
 from dataclasses import replace
 
 import z3
-
-from verify.explore import explore
-from verify.loader import load_model
-from verify.symbolic import SymbolicChecker
-from verify.verdict import Verdict
-
 from conftest import ROOT
+
+from verify.checking.symbolic import SymbolicChecker
+from verify.checking.verdict import Verdict
+from verify.explicit.explore import explore
+from verify.model.loader import load_model
+from verify.symbolic.spacer import recheck
 
 BROKEN = ROOT / "tests" / "models" / "violated" / "no-simultaneous-draw"
 
@@ -41,9 +41,9 @@ def test_a_bogus_invariant_does_not_recheck(model) -> None:
     s, t = checker.ts.frame("s"), checker.ts.frame("t")
     act = z3.Int("act@s", checker.ts.ctx)
     prop = model.property("one-outcome")
-    assert not checker._recheck(prop, z3.BoolVal(False, checker.ts.ctx), s, t, act)  # fails in the initial state
+    assert not recheck(checker.session, prop, z3.BoolVal(False, checker.ts.ctx), s, t, act)  # fails in the initial state
     too_weak = z3.BoolVal(True, checker.ts.ctx)  # inductive, but allows a finished game without a winner
-    assert not checker._recheck(prop, too_weak, s, t, act)
+    assert not recheck(checker.session, prop, too_weak, s, t, act)
 
 
 def test_k_induction_proves_what_1_induction_cannot(tmp_path) -> None:

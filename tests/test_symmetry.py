@@ -6,18 +6,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from verify.explore import explore
-from verify.loader import load_model
-from verify.model import Config, Model
-from verify.properties import GraphContext, check_explicit
-from verify.runner import Options, check
-from verify.state import Layout, initial_states
-from verify.symmetry import Rotation, prove_rotation
-from verify.verdict import Verdict
-
 from conftest import ROOT
 from points import point_values
+
+from verify.checking.properties import GraphContext, check_explicit
+from verify.checking.runner import Options, check
+from verify.checking.verdict import Verdict
+from verify.explicit.explore import explore
+from verify.explicit.rotation import Rotation
+from verify.model.loader import load_model
+from verify.model.state import Layout, initial_states
+from verify.model.types import Config, Model
+from verify.symbolic.symmetry import prove_rotation
 
 MODEL = load_model(ROOT / "model")
 

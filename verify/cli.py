@@ -17,16 +17,19 @@ from typing import Any, Callable
 
 import click
 
-from . import report
-from .errors import ModelError, UsageError, VerifyError
-from .explore import cyclic_components, explore_game
-from .loader import MAX_PLAYERS, load_model
-from .model import Model
-from .runner import ENGINES, Options, check, games, select
-from .scenario import load_scenario, simulate
-from .symbolic import DEFAULT_DEPTH
-from .trace import ReplayMismatch
-from .verdict import CheckResult, Verdict
+from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
+from verify.checking.symbolic import DEFAULT_DEPTH
+from verify.checking.verdict import CheckResult, Verdict
+from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError
+from verify.explicit.explore import cyclic_components
+from verify.model.loader import MAX_PLAYERS, load_model
+from verify.model.types import Model
+from verify.output.dot import graph_dot, scenario_dot, trace_dot
+from verify.output.itf import results_json, scenario_json, trace_itf
+from verify.output.markdown import results_markdown
+from verify.output.text import results_text, scenario_text, trace_text
+from verify.scenarios.format import load_scenario
+from verify.scenarios.simulate import simulate
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -85,8 +88,8 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
     out.mkdir(parents=True, exist_ok=True)
     command = _command()
     (out / "run.txt").write_text(command + "\n", encoding="utf-8")
-    (out / "latest.md").write_text(report.results_markdown(results, command, str(model.root)), encoding="utf-8")
-    data = report.results_json(results, command, str(model.root))
+    (out / "latest.md").write_text(results_markdown(results, command, str(model.root)), encoding="utf-8")
+    data = results_json(results, command, str(model.root))
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     traces = out / "traces"
     if traces.is_dir():
@@ -97,15 +100,15 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
                 continue
             traces.mkdir(exist_ok=True)
             stem = f"{r.property_id}.{t.role}"
-            (traces / f"{stem}.txt").write_text(report.trace_text(t) + "\n", encoding="utf-8")
-            (traces / f"{stem}.itf.json").write_text(json.dumps(report.trace_itf(t), indent=2) + "\n",
+            (traces / f"{stem}.txt").write_text(trace_text(t) + "\n", encoding="utf-8")
+            (traces / f"{stem}.itf.json").write_text(json.dumps(trace_itf(t), indent=2) + "\n",
                                                      encoding="utf-8")
-            (traces / f"{stem}.dot").write_text(report.trace_dot(t) + "\n", encoding="utf-8")
+            (traces / f"{stem}.dot").write_text(trace_dot(t) + "\n", encoding="utf-8")
         for e in r.results:  # why Z3's induction failed, per game
             if e.cti is not None:
                 traces.mkdir(exist_ok=True)
                 (traces / f"{r.property_id}.cti.{e.config}-{e.players}p.txt").write_text(
-                    report.trace_text(e.cti) + "\n", encoding="utf-8")
+                    trace_text(e.cti) + "\n", encoding="utf-8")
     return out
 
 
@@ -120,7 +123,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     results = check(model, props, options)
     where = None if no_reports else _write_reports(results, model, reports)
     if as_json:
-        click.echo(json.dumps(report.results_json(results, _command(), str(model.root)), indent=2))
+        click.echo(json.dumps(results_json(results, _command(), str(model.root)), indent=2))
     else:
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
         played = games(model, options)
@@ -133,7 +136,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                         f" (explored: {'/'.join(map(str, explored)) or 'none'}; {rest})")
                 click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
         click.echo("")
-        click.echo(report.results_text(results, witnesses=witness))
+        click.echo(results_text(results, witnesses=witness))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
     return EXIT_OK if all(r.verdict is Verdict.HOLDS for r in results) else EXIT_FAIL
@@ -267,7 +270,7 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmet
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
                    f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
         if dot and first:
-            Path(dot).write_text(report.graph_dot(g), encoding="utf-8")
+            Path(dot).write_text(graph_dot(g), encoding="utf-8")
             click.echo(f"graph of {name} ({n} players) written to {dot}")
         first = False
     return EXIT_OK
@@ -300,11 +303,11 @@ def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_jso
     for i, scenario in enumerate(scenarios):
         sim = simulate(model, scenario)
         if as_json:
-            out.append(report.scenario_json(sim))
+            out.append(scenario_json(sim))
         else:
-            click.echo(("\n" if i else "") + report.scenario_text(sim))
+            click.echo(("\n" if i else "") + scenario_text(sim))
         if dot:
-            Path(dot).write_text(report.scenario_dot(sim), encoding="utf-8")
+            Path(dot).write_text(scenario_dot(sim), encoding="utf-8")
             if not as_json:
                 click.echo(f"graph written to {dot} ({sim.graph.number_of_nodes()} states)")
         if not sim.settled or sim.as_expected is False:

@@ -13,6 +13,7 @@ __all__ = [
     "BoundsError",
     "ScenarioError",
     "UsageError",
+    "ReplayMismatch",
     "suggest",
 ]
 
@@ -82,6 +83,10 @@ class BoundsError(ModelError):
 
 class UsageError(VerifyError, ValueError):
     """The command line asks for something that does not exist."""
+
+
+class ReplayMismatch(VerifyError, AssertionError):
+    """A trace does not follow the model's own semantics: a bug in Endgame."""
 
 
 def suggest(name: str, candidates: Iterable[str]) -> str:

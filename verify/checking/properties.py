@@ -1,0 +1,203 @@
+"""Explicit checks: every property evaluated on every explored state, step or terminal state."""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from itertools import product
+from typing import Callable
+
+from verify.checking.trace import Trace, replay, trace_from_path
+from verify.checking.verdict import EngineResult, Verdict
+from verify.explicit.evaluate import Compiler, Fn, Instance
+from verify.explicit.explore import StateGraph
+from verify.language.expr import Call, ForAll, Quant, Var, children, names
+from verify.model.state import State
+from verify.model.types import Model, Property
+
+__all__ = ["check_explicit", "explain", "GraphContext"]
+
+
+class GraphContext:
+    """A compiler for one explored graph, with ``terminal`` answered from the graph."""
+
+    def __init__(self, graph: StateGraph):
+        self.graph = graph
+        self.terminal_nodes = graph.terminal()
+        self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal(),
+                                 graph.oracle)
+
+    def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
+        players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]
+        out = []
+        for p in players:
+            env = {prop.var: p} if prop.var and p is not None else {}
+            out.append((p, self.compiler.expr(prop.when, env), self.compiler.expr(prop.then, env)))
+        return out
+
+
+def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
+          out: set[tuple[str, tuple[int, ...]]]) -> None:
+    """Predicate instances *node* refers to: arguments fixed by *env*, or every player."""
+    if isinstance(node, (Quant, ForAll)):
+        inner = {k: v for k, v in env.items() if k != node.var}
+        for part in ((node.domain, node.body) if isinstance(node, Quant) else (node.domain, *node.body)):
+            _refs(part, preds, inner, n, out)
+        return
+    name = node.func if isinstance(node, Call) else node.name if isinstance(node, Var) else None
+    if name in preds:
+        args = node.args if isinstance(node, Call) else ()
+        choices = [[env[a.name]] if isinstance(a, Var) and a.name in env and a.index is None else list(range(n))
+                   for a in args]
+        for combo in product(*choices):
+            out.add((name, tuple(combo)))
+    for child in children(node):
+        _refs(child, preds, env, n, out)
+
+
+def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
+    """The clause and exception rules that held in *s* for the predicates *inst* consulted."""
+    names, n = set(model.vocab.preds), compiler.layout.n
+    env = inst.env()
+    todo: set[tuple[str, tuple[int, ...]]] = set()
+    for node in (inst.rule.when, *inst.rule.then):
+        _refs(node, names, env, n, todo)
+    seen: set[tuple[str, tuple[int, ...]]] = set()
+    out: list[str] = []
+    while todo:
+        key = min(todo)
+        todo.discard(key)
+        if key in seen:
+            continue
+        seen.add(key)
+        pred, args = key
+        penv = dict(zip(model.vocab.preds[pred].params, args))
+        held = [r for r in model.clauses(pred) if compiler.expr(r.when, penv)(s, None)]
+        for r in model.clauses(pred) + model.exceptions(pred):
+            _refs(r.when, names, penv, n, todo)
+        if held:
+            held += [r for r in model.exceptions(pred) if compiler.expr(r.when, penv)(s, None)]
+        for r in held:
+            tag = r.id + (f"(P{args[0]})" if args else "")
+            if tag not in out:
+                out.append(tag)
+    return tuple(out)
+
+
+def _because(ctx: GraphContext, path: list[tuple[int, int]], states: list[State]) -> dict[int, tuple[str, ...]]:
+    g = ctx.graph
+    out = {}
+    for (prev, _), (node, k) in zip(path, path[1:]):
+        out[node] = explain(g.model, ctx.compiler, g.instances[k], states[prev])
+    return out
+
+
+def _asks_loops(prop: Property) -> bool:
+    """Whether a state property's premise asks about loops: its traces are then lassos."""
+    return prop.kind == "state" and bool(names(prop.when) & {"mandatory_loop", "in_cycle"})
+
+
+def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role: str, point: str,
+           message: "Callable[[str], str]", player: int | None) -> Trace:
+    """The trace along *path*; for a loop premise, a lasso: the stem, then once round the cycle.
+    *message* is given the property's player as the trace names it ("" or " for P2")."""
+    g = ctx.graph
+    loop_start = None
+    if _asks_loops(prop) and g.oracle is not None and point == "state":
+        node = path[-1][0]
+        cycle = g.oracle.cycle(node, mandatory=True) or g.oracle.cycle(node, mandatory=False)
+        if cycle:
+            loop_start = len(path) - 1
+            path = path + cycle
+    at = len(path) - 1 if loop_start is None else loop_start  # the point, in the unfolded path
+    states, path = g.unfold(path, loop_start)  # real states, also under symmetry reduction
+    if g.rotation is not None and player is not None:  # the property's player, seen from the real state
+        player = g.rotation.seat(player, g.rotation.offset(states[path[at - 1 if point == "step" else at][0]]))
+    trace = trace_from_path(prop.id, g.config.name, g.layout, path, states, g.instances, role, point,
+                            message(_who(player)), _because(ctx, path, states), player)
+    if loop_start is not None:
+        trace = replace(trace, loop_start=loop_start)
+    replay(trace, g.instances)
+    return trace
+
+
+def _who(p: int | None) -> str:
+    return "" if p is None else f" for P{p}"
+
+
+def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
+    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
+    start = time.perf_counter()
+    ctx = ctx or GraphContext(graph)
+    insts = ctx.compile_property(prop)
+    states = graph.states
+    witness: tuple[list[tuple[int, int]], int | None, str] | None = None
+    violation: tuple[list[tuple[int, int]], int | None, str] | None = None
+
+    def on_state(nodes: list[int], point: str) -> None:
+        nonlocal witness, violation
+        for i in nodes:
+            s = states[i]
+            for p, when, then in insts:
+                if not when(s, None):
+                    continue
+                if witness is None:
+                    witness = (graph.path_to(i), p, point)
+                if not then(s, None):
+                    violation = (graph.path_to(i), p, point)
+                    return
+
+    if prop.kind == "state":
+        on_state(list(range(len(states))), "state")
+    elif prop.kind == "terminal":
+        on_state(ctx.terminal_nodes, "terminal")
+    else:
+        turned = graph.turned  # empty without symmetry reduction
+        for e, (a, b, k) in enumerate(graph.edges()):
+            s = states[a]
+            t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
+            for p, when, then in insts:
+                if not when(s, t):
+                    continue
+                if witness is None:
+                    witness = (graph.path_to(a) + [(b, k)], p, "step")
+                if not then(s, t):
+                    violation = (graph.path_to(a) + [(b, k)], p, "step")
+                    break
+            if violation is not None:
+                break
+
+    seconds = time.perf_counter() - start
+    scope = graph.scope()
+    cut = sum(graph.cut_by.values())
+    cut_note = f"; {cut:,} successors cut at the bounds" if cut else ""
+    if violation is not None:
+        path, p, point = violation
+        trace = _trace(ctx, prop, path, "counterexample", point,
+                       lambda who: f"violates {prop.id}{who}: {prop.title}", p)
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
+                            f"counterexample at depth {len(path) - 1} ({scope})",
+                            seconds, trace=trace, states=len(states))
+    wtrace = None
+    if witness is not None:
+        path, p, point = witness
+        wtrace = _trace(ctx, prop, path, "witness", point, lambda who: f"premise of {prop.id} met{who}", p)
+    strict = graph.strict_cuts()
+    if strict:
+        bounds = ", ".join(f"{v} <= {graph.config.bounds[v][1]}" for v in strict if v in graph.config.bounds)
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
+                            f"bound reached: {bounds} ({sum(graph.cut_vars[v] for v in strict):,} successors "
+                            f"cut; {scope}); no counterexample among {len(states):,} states", seconds,
+                            witness=wtrace, states=len(states))
+    if not graph.complete:
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
+                            f"state limit of {graph.config.max_states:,} reached ({scope}); "
+                            f"no counterexample among {len(states):,} states", seconds, witness=wtrace,
+                            states=len(states))
+    if wtrace is None:
+        return EngineResult("explicit", graph.config.name, graph.n, Verdict.VACUOUS,
+                            f"no reachable {'step' if prop.kind == 'step' else prop.kind + ' state'} "
+                            f"meets the premise ({len(states):,} states; {scope})", seconds,
+                            states=len(states))
+    return EngineResult("explicit", graph.config.name, graph.n, Verdict.HOLDS,
+                        f"exhaustive: {len(states):,} states, {len(graph.src):,} steps ({scope}{cut_note})",
+                        seconds, witness=wtrace, states=len(states))

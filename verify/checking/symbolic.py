@@ -1,0 +1,237 @@
+"""Z3 verdicts: the symbolic engine's techniques combined for one property, their findings
+turned into traces replayed through the explicit semantics before anyone sees them.
+
+Proofs come first (Houdini 1-induction and k-induction for state properties, a
+one-step query from the proved invariants for step and terminal properties,
+Spacer, a ranking for properties about the play graph); failing one, bounded
+model checking (or the lasso search) looks for a counterexample; a proved
+property also gets a witness, or is vacuous.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from verify.checking.properties import explain
+from verify.checking.trace import Step, Trace, replay
+from verify.checking.verdict import EngineResult, Verdict
+from verify.explicit.evaluate import Compiler
+from verify.model.state import State
+from verify.model.types import Config, Model, Property, property_graph_names
+from verify.symbolic.bmc import search
+from verify.symbolic.induction import Invariants, counterexample_to_induction, one_step, premise_unreachable
+from verify.symbolic.kinduction import k_induction
+from verify.symbolic.lasso import Lasso, lasso, lasso_kind
+from verify.symbolic.ranking import Termination
+from verify.symbolic.session import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, Path, PropInstance, Session, SolverGaveUp
+from verify.symbolic.spacer import spacer
+
+__all__ = ["SymbolicChecker", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]
+
+_Outcome = tuple[Verdict, str, Trace | None, Trace | None]
+
+
+class SymbolicChecker:
+    """All Z3 checks of one configuration and player count, in one :class:`Session` (whose
+    arguments these are: ``bounded=True`` imposes the explicit bounds on Z3 too)."""
+
+    def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
+                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 search_budget_s: float | None = None, deadline: float | None = None):
+        self.model, self.config, self.n = model, config, n
+        self.session = Session(model, config, n, bounded=bounded, depth=depth, timeout_ms=timeout_ms,
+                               search_budget_s=search_budget_s, deadline=deadline)
+        self.layout, self.insts, self.ts = self.session.layout, self.session.insts, self.session.ts
+        self.compiler = Compiler(model, self.layout, config.params, self.session.terminal)
+        self._invariants = Invariants(self.session)
+        self._termination = Termination(self.session, self._invariants)
+        self._last_cti: Trace | None = None  # the current property's counterexample to induction
+
+    def invariants(self) -> dict[str, str]:
+        """Which state properties induction proves, and how (computed once)."""
+        return self._invariants.proved()
+
+    def termination(self) -> str | None:
+        """How the configuration's ranking measure proves that play always ends, or None."""
+        return self._termination.prove()
+
+    @property
+    def ranking_failure(self) -> str | None:
+        """Where the configuration's ranking measure fails, when it was tried and failed."""
+        return self._termination.failure
+
+    # -- traces -------------------------------------------------------------------------------
+    def _trace(self, prop: Property, states: list[State], labels: list[int], role: str, message: str,
+               player: int | None, *, replay_it: bool = True) -> Trace:
+        steps = []
+        for before, after, k in zip(states, states[1:], labels):
+            inst = self.insts[k]
+            steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, after,
+                              explain(self.model, self.compiler, inst, before), inst.card))
+        point = "step" if prop.kind == "step" else ("terminal" if prop.kind == "terminal" else "state")
+        trace = Trace(prop.id, self.config.name, self.layout, states[0], tuple(steps), role, point, message,
+                      player=player)
+        if replay_it:
+            replay(trace, self.insts, initial_ok=self.ts.is_initial(states[0]))
+        elif role == "induction counterexample":  # its start need not be reachable; its step is real
+            replay(trace, self.insts)
+        return trace
+
+    def _which(self, prop: Property, insts: list[PropInstance], states: list[State], violation: bool) -> int | None:
+        """The first player instance that the found path's last state (or step) is about."""
+        s, t = (states[-2], states[-1]) if prop.kind == "step" else (states[-1], None)
+        for inst in insts:
+            when = self.compiler.expr(prop.when, inst.env)(s, t)
+            then = self.compiler.expr(prop.then, inst.env)(s, t)
+            if prop.kind == "terminal":
+                when = when and self.session.terminal(s)
+            if when and (not then if violation else True):
+                return inst.player
+        return insts[0].player
+
+    def _path_trace(self, prop: Property, path: Path, *, violation: bool) -> Trace:
+        states, labels = path
+        player = self._which(prop, self.session.instances(prop), states, violation)
+        who = "" if player is None else f" for P{player}"
+        if violation:
+            return self._trace(prop, states, labels, "counterexample", f"violates {prop.id}{who}: {prop.title}",
+                               player)
+        return self._trace(prop, states, labels, "witness", f"premise of {prop.id} met{who}", player)
+
+    def _search(self, prop: Property, *, violation: bool) -> tuple[Trace | None, str | None]:
+        """BMC for a counterexample (or, with violation=False, a witness) of *prop*, as a trace."""
+        path, reason = search(self.session, prop, violation=violation)
+        return (None if path is None else self._path_trace(prop, path, violation=violation)), reason
+
+    def lasso(self, prop: Property, kind: str, *, violation: bool) -> tuple[Trace | None, str | None]:
+        """The lasso search (:func:`verify.symbolic.lasso.lasso`), its lasso as a replayed trace."""
+        found, reason = lasso(self.session, prop, kind, violation=violation)
+        return (None if found is None else self._lasso_trace(prop, found, violation)), reason
+
+    def _lasso_trace(self, prop: Property, found: Lasso, violation: bool) -> Trace:
+        j, drift = found.loop_start, found.drift
+        role = "counterexample" if violation else "witness"
+        message = (f"violates {prop.id}: {prop.title}" if violation else f"premise of {prop.id} met") + \
+            f" (the cycle from step {j + 1} repeats forever)"
+        trace = self._trace(prop, found.states, found.labels, role, message, None, replay_it=False)
+        lay = self.layout
+        trace = replace(trace, loop_start=j, point="state",
+                        drift=None if drift is None else (lambda cycle: drift.matches(lay, cycle)))
+        replay(trace, self.insts, initial_ok=self.ts.is_initial(found.states[0]))
+        return trace
+
+    def _cti(self, prop: Property) -> Trace | None:
+        """A counterexample to induction, as a trace. It shows a rules designer what an invariant
+        would have to rule out for the proof to go through."""
+        found = counterexample_to_induction(self.session, self._invariants, prop)
+        if found is None:
+            return None
+        states, k = found
+        player = self._which(prop, self.session.instances(prop), states, True)
+        who = "" if player is None else f" for P{player}"
+        message = (f"induction fails for {prop.id}{who}: its start satisfies {prop.id} and every proved invariant "
+                   f"but is not known to be reachable, and rule {self.insts[k].rule.id} leads from it to a "
+                   f"violation; an invariant that rules out this start would let the proof go through")
+        return self._trace(prop, states, [k], "induction counterexample", message, player, replay_it=False)
+
+    # -- one property ------------------------------------------------------------------------
+    def check(self, prop: Property, *, witness: bool = True, search: bool = True) -> EngineResult:
+        """Prove *prop*; failing that, look for a counterexample by BMC (unless *search* is off:
+        the explicit engine already has one); with *witness*, also look for a witness."""
+        ses = self.session
+        start = ses.start_property()
+        self._last_cti = None
+        try:
+            if ses.left_ms() <= 0:
+                verdict, method, trace, wtrace = Verdict.UNKNOWN, f"not attempted: {ses.limit_reason()}", None, None
+            else:
+                verdict, method, trace, wtrace = self._check(prop, witness, search)
+        except SolverGaveUp as err:
+            verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
+        if verdict is Verdict.UNKNOWN and ses.left_ms() <= 0 and "time limit" not in method:
+            method = f"{method}; {ses.limit_reason()}"
+        cti = self._last_cti if verdict is Verdict.UNKNOWN else None
+        return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
+                            trace=trace, witness=wtrace, cti=cti)
+
+    def _check(self, prop: Property, witness: bool, search: bool) -> _Outcome:
+        ses = self.session
+        proof: str | None = None
+        scope = ses.scope()
+        if self.ts.uses_graph:
+            self.termination()  # first: the invariants depend on its outcome
+        if prop.kind == "state":
+            proof = self.invariants().get(prop.id)
+            if proof is None and not property_graph_names(prop):
+                proof = k_induction(ses, self._invariants, prop)  # graph names are free in every frame: no help
+        else:
+            proof, gave_up = one_step(ses, self._invariants, prop)
+            if gave_up is not None:
+                return Verdict.UNKNOWN, f"Z3: {gave_up} ({scope})", None, None
+        if property_graph_names(prop):
+            return self._check_graph(prop, proof, witness, search)
+        if proof is None and search:
+            proof, bad = spacer(ses, prop)
+            if bad:  # Spacer knows a violation is reachable: find the shortest one
+                trace, reason = self._search(prop, violation=True)
+                if trace is not None:
+                    return (Verdict.VIOLATED, f"Spacer, then bounded model checking: counterexample at depth "
+                            f"{len(trace.steps)} ({scope})", trace, None)
+                why = f"({reason})" if reason else f"deeper than {ses.depth} steps"
+                return Verdict.UNKNOWN, f"Spacer: a violation is reachable, but no trace was found {why} ({scope})", \
+                    None, None
+        if proof is None:
+            self._last_cti = self._cti(prop)
+        if proof is None and not search:
+            return Verdict.UNKNOWN, f"not proved by induction ({scope}); counterexample left to the explicit engine", \
+                None, None
+        if proof is None:
+            trace, reason = self._search(prop, violation=True)
+            if trace is not None:
+                return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
+                        f"({scope})", trace, None)
+            why = f"no counterexample found ({reason})" if reason else f"no counterexample within {ses.depth} steps"
+            return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
+        wtrace = None
+        if witness and premise_unreachable(ses, self._invariants, prop):
+            return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
+                                     f"proved invariants meets it ({scope})"), None, None
+        if witness:
+            wtrace, reason = self._search(prop, violation=False)
+            if wtrace is None:
+                why = f"Z3 gave up: {reason}" if reason else f"none within {ses.depth} steps"
+                return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", \
+                    None, None
+        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace
+
+    def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool) -> _Outcome:
+        """A property that asks about the play graph: proofs treat the graph names as unknowns
+        (so they hold for every play graph); traces come from the lasso search only."""
+        ses = self.session
+        scope = ses.scope()
+        kind = lasso_kind(prop)
+        if proof is None:
+            failed = f"; {self.ranking_failure}" if self.ranking_failure else ""
+            if kind is None or not search:
+                return (Verdict.UNKNOWN, f"not proved for every play graph ({scope}){failed}; its counterexamples "
+                        "need the explored graph (explicit engine)", None, None)
+            trace, reason = self.lasso(prop, kind, violation=True)
+            if trace is not None:
+                return (Verdict.VIOLATED, f"lasso search: counterexample, a loop from step {(trace.loop_start or 0) + 1} "
+                        f"of {len(trace.steps)} ({scope})", trace, None)
+            why = f"({reason})" if reason else f"within {ses.lasso_depth} steps"
+            return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
+        ends = self.termination()
+        proof += f" ({ends})" if ends else " (for every play graph)"
+        if witness and premise_unreachable(ses, self._invariants, prop):
+            return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
+                                     f"proved invariants meets it ({scope})"), None, None
+        if not witness:
+            return Verdict.HOLDS, f"{proof} ({scope})", None, None
+        if kind is None:
+            return Verdict.HOLDS, f"{proof} ({scope}); its witness needs the explored graph", None, None
+        wtrace, reason = self.lasso(prop, kind, violation=False)
+        if wtrace is None:
+            why = f"Z3 gave up: {reason}" if reason else f"no lasso within {ses.lasso_depth} steps"
+            return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", None, None
+        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace

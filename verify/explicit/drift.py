@@ -1,0 +1,135 @@
+"""What the rules can still observe of a counter: the thresholds its comparisons use.
+
+A loop need not repeat states exactly (DESIGN §3): a mandatory drain against a
+player who can't lose sends that life total down forever. Two states of a cycle
+*match* when they agree on everything a rule can tell apart: every variable is
+equal, except counters that moved by some amount and stay, on every state of the
+cycle, beyond every threshold any rule compares them with (below all of them when
+they go down, above all of them when they go up). Such a cycle repeats forever
+with the same rules firing, since each guard keeps its value and each counter is
+only ever changed by adding to it.
+
+A counter that a rule uses any other way (compared with another variable, copied
+into another variable, multiplied) is fully observed: it must repeat exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from verify.language.expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, children
+from verify.model.state import Layout, State
+from verify.model.types import Model
+
+__all__ = ["Drift"]
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+@dataclass(frozen=True)
+class Drift:
+    """For each integer variable a rule compares only with constants: (low, high), the
+    values at or below (above) which no comparison changes its outcome any more."""
+
+    safe: Mapping[str, tuple[int | None, int | None]]
+
+    @classmethod
+    def of(cls, model: Model, params: Mapping[str, int]) -> "Drift":
+        ints = {n for n, d in model.vocab.vars.items() if d.type == "int" and not d.fixed}
+        lows: dict[str, list[int]] = {n: [] for n in ints}
+        highs: dict[str, list[int]] = {n: [] for n in ints}
+        observed: set[str] = set()
+
+        def const(e: Any) -> int | None:
+            if isinstance(e, Lit) and not isinstance(e.value, bool):
+                return int(e.value)
+            if isinstance(e, Var) and e.index is None and e.name in params:
+                return params[e.name]
+            if isinstance(e, Unary) and e.op == "-":
+                c = const(e.arg)
+                return None if c is None else -c
+            return None
+
+        def term(e: Any) -> tuple[Var, int] | None:
+            """x[i] + k or x[i] - k, for a counter x: (x[i], k)."""
+            if isinstance(e, Var) and e.name in ints and not e.primed:
+                return e, 0
+            if isinstance(e, Binary) and e.op in ("+", "-"):
+                inner, c = term(e.left), const(e.right)
+                if inner is not None and c is not None:
+                    return inner[0], inner[1] + (c if e.op == "+" else -c)
+                if e.op == "+":
+                    inner, c = term(e.right), const(e.left)
+                    if inner is not None and c is not None:
+                        return inner[0], inner[1] + c
+            return None
+
+        def visit(e: Any, self_var: str | None) -> None:
+            """Walk *e*; *self_var* is the counter being assigned when e is its new value."""
+            if isinstance(e, Binary) and e.op in _FLIP:
+                for side, other, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
+                    t, c = term(side), const(other)
+                    if t is not None and c is not None:
+                        var, k = t
+                        c -= k  # x + k op c  <=>  x op c - k
+                        lo, hi = {"<": (c - 1, c), "<=": (c, c + 1), ">": (c, c + 1), ">=": (c - 1, c),
+                                  "==": (c - 1, c + 1), "!=": (c - 1, c + 1)}[op]
+                        lows[var.name].append(lo)
+                        highs[var.name].append(hi)
+                        if var.index is not None:
+                            visit(var.index, None)
+                        return
+            if isinstance(e, Var) and e.name in ints:
+                if e.name != self_var:
+                    observed.add(e.name)
+                if e.index is not None:
+                    visit(e.index, None)
+                return
+            if self_var is not None and isinstance(e, Binary) and e.op in ("+", "-"):
+                # x := x + e / x - e keeps x a translation; e itself is observed normally
+                if isinstance(e.left, Var) and e.left.name == self_var:
+                    visit(e.left, self_var)
+                    visit(e.right, None)
+                    return
+                if e.op == "+" and isinstance(e.right, Var) and e.right.name == self_var:
+                    visit(e.right, self_var)
+                    visit(e.left, None)
+                    return
+            if self_var is not None and isinstance(e, Ite):
+                visit(e.cond, None)
+                visit(e.then, self_var)
+                visit(e.other, self_var)
+                return
+            for child in children(e):
+                visit(child, None)
+
+        for rule in model.rules:
+            visit(rule.when, None)
+            for stmt in rule.then:
+                for a in (stmt.body if isinstance(stmt, ForAll) else (stmt,)):
+                    assert isinstance(a, Assign)
+                    if a.target.index is not None:
+                        visit(a.target.index, None)
+                    visit(a.value, a.target.name)
+        safe = {x: (min(lows[x]) if lows[x] else None, max(highs[x]) if highs[x] else None)
+                for x in sorted(ints - observed)}
+        return cls(safe)
+
+    def matches(self, layout: Layout, cycle: list[State]) -> bool:
+        """Whether the cycle's last state matches its first up to counters drifting past every
+        threshold (all of the cycle's states beyond them)."""
+        first, last = cycle[0], cycle[-1]
+        for k in range(len(first)):
+            if first[k] == last[k]:
+                continue
+            bound = self.safe.get(layout.var_of(k))
+            if bound is None or layout.types[k] != "int":
+                return False
+            lo, hi = bound
+            if last[k] < first[k]:
+                if lo is not None and any(s[k] > lo for s in cycle):
+                    return False
+            elif hi is not None and any(s[k] < hi for s in cycle):
+                return False
+        return True
+

@@ -1,0 +1,426 @@
+"""Explicit semantics: expressions compiled to Python closures for one layout.
+
+The compiler is a walker over the expression tree. Quantifiers are unrolled for
+the configuration's N players, player variables become slot reads, parameters
+and enumeration values become constants; nothing is ever ``eval``ed. Every
+compiled function takes ``(s, t)``: the state and, for step properties, the
+state after the step (``None`` elsewhere).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any, Callable, Iterable, Mapping, Protocol
+
+from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
+from verify.language.walker import Walker
+from verify.model.state import Layout, State
+from verify.model.types import GRAPH_NAMES, Model, Rule
+
+__all__ = ["Compiler", "Instance", "instances", "Fn", "GraphOracle"]
+
+Fn = Callable[[State, Any], Any]
+_DYN = object()
+
+
+@dataclass(frozen=True)
+class _C:
+    """A compiled expression: its function, and its value when it is constant."""
+
+    fn: Fn
+    const: Any = _DYN
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not _DYN
+
+
+def _const(value: Any) -> _C:
+    return _C(lambda s, t: value, value)
+
+
+class GraphOracle(Protocol):
+    """Answers the graph names (DESIGN §3) for states of an explored graph."""
+
+    def holds(self, name: str, s: State) -> bool: ...
+
+    def successors(self, s: State) -> Iterable[State]: ...
+
+
+class Compiler(Walker):
+    """Compiles expressions and statements of *model* for *layout* and *params*.
+
+    Graph names (``mandatory_loop``, ``next(...)``, ...) are answered at run time
+    by :attr:`oracle`, which the explorer sets once the play graph is known.
+    """
+
+    def __init__(self, model: Model, layout: Layout, params: Mapping[str, int],
+                 terminal: Callable[[State], bool] | None = None, oracle: GraphOracle | None = None):
+        self.model, self.layout, self.params = model, layout, params
+        self.terminal = terminal
+        self.oracle = oracle
+        self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
+        self._pred_stack: set[tuple[str, tuple[int, ...]]] = set()
+
+    def _ask(self) -> GraphOracle:
+        if self.oracle is None:
+            raise RuntimeError("a graph name was evaluated before the play graph was explored")
+        return self.oracle
+
+    # -- public entry points ---------------------------------------------------------
+    def expr(self, e: Expr, env: Mapping[str, int] | None = None) -> Fn:
+        return self.walk(e, dict(env or {})).fn  # type: ignore[no-any-return]
+
+    def predicate(self, name: str, args: tuple[int, ...]) -> Fn:
+        return self._pred(name, args).fn
+
+    def statements(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
+                   ) -> tuple[list[tuple[int, Fn]], list[tuple[Fn, int, Fn]]]:
+        """Static assignments ``(slot, value)`` and dynamic ones ``(index, base, value)``."""
+        static: list[tuple[int, Fn]] = []
+        dynamic: list[tuple[Fn, int, Fn]] = []
+        for stmt in stmts:
+            if isinstance(stmt, ForAll):
+                for q in self._domain(stmt.domain, env):
+                    inner = {**env, stmt.var: q}
+                    for a in stmt.body:
+                        self._assign(a, inner, static, dynamic)
+            else:
+                self._assign(stmt, env, static, dynamic)
+        return static, dynamic
+
+    def _assign(self, a: Assign, env: Mapping[str, int], static: list[tuple[int, Fn]],
+                dynamic: list[tuple[Fn, int, Fn]]) -> None:
+        value = self.walk(a.value, env).fn
+        base = self.layout.base[a.target.name]
+        if a.target.index is None:
+            static.append((base, value))
+            return
+        idx = self.walk(a.target.index, env)
+        if idx.is_const:
+            static.append((base + idx.const, value))
+        else:
+            dynamic.append((idx.fn, base, value))
+
+    # -- helpers ------------------------------------------------------------------------
+    def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
+        n = self.layout.n
+        if isinstance(dom, Call):  # opponents(x), x bound (checked by the type checker)
+            me = env[dom.args[0].name]  # type: ignore[union-attr]
+            return [q for q in range(n) if q != me]
+        if isinstance(dom, Var) and dom.name == "cards":
+            return list(range(self.layout.k))
+        return list(range(n))
+
+    def _pred(self, name: str, args: tuple[int, ...]) -> _C:
+        key = (name, args)
+        if key in self._preds:
+            return self._preds[key]
+        if key in self._pred_stack:  # the loader rejects cycles; keep walkers total anyway
+            return _const(False)
+        self._pred_stack.add(key)
+        decl = self.model.vocab.preds[name]
+        env = dict(zip(decl.params, args))
+        pos = [self.walk(r.when, env) for r in self.model.clauses(name)]
+        neg = [self.walk(r.when, env) for r in self.model.exceptions(name)]
+        self._pred_stack.discard(key)
+        yes, no = _any(pos), _any(neg)
+        if no.is_const and not no.const:
+            out = yes
+        elif yes.is_const and not yes.const:
+            out = _const(False)
+        else:
+            yf, nf = yes.fn, no.fn
+            out = _C(lambda s, t: bool(yf(s, t)) and not nf(s, t))
+        self._preds[key] = out
+        return out
+
+    # -- walkers --------------------------------------------------------------------------
+    def walk_Lit(self, node: Lit, env: dict[str, int]) -> _C:
+        return _const(node.value)
+
+    def walk_Var(self, node: Var, env: dict[str, int]) -> _C:
+        name = node.name
+        if node.index is None and not node.primed:
+            if name in env:
+                return _const(env[name])
+            if name == "N":
+                return _const(self.layout.n)
+            if name in self.params:
+                return _const(self.params[name])
+            if name in self.layout.codes and name not in self.layout.base:
+                return _const(self.layout.codes[name])
+            if name in self.model.vocab.preds:
+                return self._pred(name, ())
+            if name == "terminal":
+                term = self.terminal
+                assert term is not None, "'terminal' is only evaluated in properties"
+                return _C(lambda s, t: term(s))
+            if name in GRAPH_NAMES:
+                ask = self._ask
+                return _C(lambda s, t: ask().holds(name, s))
+        base = self.layout.base[name]
+        if node.index is None:
+            k = base
+        else:
+            idx = self.walk(node.index, env)
+            if not idx.is_const:
+                f = idx.fn
+                if node.primed:
+                    return _C(lambda s, t: t[base + f(s, t)])
+                return _C(lambda s, t: s[base + f(s, t)])
+            k = base + idx.const
+        if node.primed:
+            return _C(lambda s, t: t[k])
+        return _C(lambda s, t: s[k])
+
+    def walk_Call(self, node: Call, env: dict[str, int]) -> _C:
+        if node.func == "next":
+            body, ask = self.walk(node.args[0], env).fn, self._ask
+            return _C(lambda s, t: any(body(s, u) for u in ask().successors(s)))
+        args = [self.walk(a, env) for a in node.args]
+        if node.func in self.model.vocab.preds:
+            if all(a.is_const for a in args):
+                return self._pred(node.func, tuple(a.const for a in args))
+            table = [self._pred(node.func, (q,)).fn for q in range(self.layout.n)]
+            a0 = args[0].fn
+            return _C(lambda s, t: table[a0(s, t)](s, t))
+        if node.func == "apnap":
+            k, n, a = self.layout.base["active"], self.layout.n, args[0].fn
+            return _C(lambda s, t: (a(s, t) - s[k]) % n)
+        if node.func == "abs":
+            a = args[0].fn
+            return _C(lambda s, t: abs(a(s, t)))
+        fa, fb = args[0].fn, args[1].fn
+        if node.func == "min":
+            return _C(lambda s, t: min(fa(s, t), fb(s, t)))
+        return _C(lambda s, t: max(fa(s, t), fb(s, t)))
+
+    def walk_Unary(self, node: Unary, env: dict[str, int]) -> _C:
+        a = self.walk(node.arg, env)
+        if a.is_const:
+            return _const((not a.const) if node.op == "not" else -a.const)
+        f = a.fn
+        if node.op == "not":
+            return _C(lambda s, t: not f(s, t))
+        return _C(lambda s, t: -f(s, t))
+
+    def walk_Binary(self, node: Binary, env: dict[str, int]) -> _C:
+        a, b = self.walk(node.left, env), self.walk(node.right, env)
+        op = node.op
+        if op == "and":
+            return _all([a, b])
+        if op == "or":
+            return _any([a, b])
+        if op == "implies":
+            return _any([_not(a), b])
+        fn = _BINARY[op]
+        if a.is_const and b.is_const:
+            return _const(fn(a.const, b.const))
+        fa, fb = a.fn, b.fn
+        if b.is_const:
+            c = b.const
+            return _C(_BINARY_RC[op](fa, c))
+        return _C(lambda s, t: fn(fa(s, t), fb(s, t)))
+
+    def walk_Member(self, node: Member, env: dict[str, int]) -> _C:
+        a = self.walk(node.elem, env)
+        opts = [self.walk(o, env) for o in node.options]
+        if all(o.is_const for o in opts):
+            values = frozenset(o.const for o in opts)
+            if a.is_const:
+                return _const(a.const in values)
+            f = a.fn
+            return _C(lambda s, t: f(s, t) in values)
+        return _any([self.walk(Binary("==", node.elem, o), env) for o in node.options])
+
+    def walk_Ite(self, node: Ite, env: dict[str, int]) -> _C:
+        c, x, y = self.walk(node.cond, env), self.walk(node.then, env), self.walk(node.other, env)
+        if c.is_const:
+            return x if c.const else y  # type: ignore[no-any-return]
+        fc, fx, fy = c.fn, x.fn, y.fn
+        return _C(lambda s, t: fx(s, t) if fc(s, t) else fy(s, t))
+
+    def walk_Quant(self, node: Quant, env: dict[str, int]) -> _C:
+        parts = [self.walk(node.body, {**env, node.var: q}) for q in self._domain(node.domain, env)]
+        if node.kind == "all":
+            return _all(parts)
+        if node.kind == "any":
+            return _any(parts)
+        if node.kind == "count":
+            parts = [_indicator(p) for p in parts]
+        consts = sum(p.const for p in parts if p.is_const)
+        fns = [p.fn for p in parts if not p.is_const]
+        if not fns:
+            return _const(consts)
+        return _C(lambda s, t: consts + sum(f(s, t) for f in fns))
+
+
+def _indicator(a: _C) -> _C:
+    """1 where a boolean holds, else 0."""
+    if a.is_const:
+        return _const(int(a.const))
+    f = a.fn
+    return _C(lambda s, t: 1 if f(s, t) else 0)
+
+
+def _not(a: _C) -> _C:
+    if a.is_const:
+        return _const(not a.const)
+    f = a.fn
+    return _C(lambda s, t: not f(s, t))
+
+
+def _all(parts: list[_C]) -> _C:
+    if any(p.is_const and not p.const for p in parts):
+        return _const(False)
+    fns = [p.fn for p in parts if not p.is_const]
+    if not fns:
+        return _const(True)
+    if len(fns) == 1:
+        return _C(fns[0])
+    if len(fns) == 2:
+        f, g = fns
+        return _C(lambda s, t: bool(f(s, t)) and bool(g(s, t)))
+
+    def conj(s: State, t: Any) -> bool:
+        for f in fns:
+            if not f(s, t):
+                return False
+        return True
+    return _C(conj)
+
+
+def _any(parts: list[_C]) -> _C:
+    if any(p.is_const and p.const for p in parts):
+        return _const(True)
+    fns = [p.fn for p in parts if not p.is_const]
+    if not fns:
+        return _const(False)
+    if len(fns) == 1:
+        return _C(fns[0])
+    if len(fns) == 2:
+        f, g = fns
+        return _C(lambda s, t: bool(f(s, t)) or bool(g(s, t)))
+
+    def disj(s: State, t: Any) -> bool:
+        for f in fns:
+            if f(s, t):
+                return True
+        return False
+    return _C(disj)
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+    "%": lambda x, y: x % y, "==": lambda x, y: x == y, "!=": lambda x, y: x != y,
+    "<": lambda x, y: x < y, "<=": lambda x, y: x <= y, ">": lambda x, y: x > y,
+    ">=": lambda x, y: x >= y,
+}
+
+# Specialised closures for "expression OP constant", the common case in guards.
+_BINARY_RC: dict[str, Callable[[Fn, Any], Fn]] = {
+    "+": lambda f, c: (lambda s, t: f(s, t) + c),
+    "-": lambda f, c: (lambda s, t: f(s, t) - c),
+    "*": lambda f, c: (lambda s, t: f(s, t) * c),
+    "%": lambda f, c: (lambda s, t: f(s, t) % c),
+    "==": lambda f, c: (lambda s, t: f(s, t) == c),
+    "!=": lambda f, c: (lambda s, t: f(s, t) != c),
+    "<": lambda f, c: (lambda s, t: f(s, t) < c),
+    "<=": lambda f, c: (lambda s, t: f(s, t) <= c),
+    ">": lambda f, c: (lambda s, t: f(s, t) > c),
+    ">=": lambda f, c: (lambda s, t: f(s, t) >= c),
+}
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One rule instantiated for one actor (or none): a guard and a parallel update."""
+
+    index: int
+    rule: Rule
+    actor: int | None
+    guard: Fn
+    static: tuple[tuple[int, Fn], ...]
+    dynamic: tuple[tuple[Fn, int, Fn], ...]
+    checks: tuple[tuple[int, int, int], ...] = field(default=())  # (slot, lo, hi) to bound
+    card: int | None = None  # the abstract card this instance is for (rules with 'card')
+
+    def apply(self, s: State) -> State:
+        new = list(s)
+        for k, f in self.static:
+            new[k] = f(s, None)
+        for idx, base, f in self.dynamic:
+            new[base + idx(s, None)] = f(s, None)
+        return tuple(new)
+
+    def in_bounds(self, t: State) -> bool:
+        for k, lo, hi in self.checks:
+            v = t[k]
+            if v < lo or v > hi:
+                return False
+        return True
+
+    def out_of_bounds(self, t: State) -> list[int]:
+        """The slots of *t* outside their bounds."""
+        return [k for k, lo, hi in self.checks if not lo <= t[k] <= hi]
+
+    def env(self) -> dict[str, int]:
+        """The rule's actor and card variables bound to this instance's values."""
+        out = {}
+        if self.rule.actor and self.actor is not None:
+            out[self.rule.actor] = self.actor
+        if self.rule.card and self.card is not None:
+            out[self.rule.card] = self.card
+        return out
+
+    @property
+    def key(self) -> tuple[str, int | None, int | None]:
+        """What names this instance in a trace: rule, actor, card."""
+        return (self.rule.id, self.actor, self.card)
+
+    def label(self, cards: tuple[str, ...] = ()) -> str:
+        who = [] if self.actor is None else [f"P{self.actor}"]
+        if self.card is not None:
+            who.append(cards[self.card] if self.card < len(cards) else f"#{self.card}")
+        return self.rule.id + (f"({', '.join(who)})" if who else "")
+
+
+def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
+              bounds: Mapping[str, tuple[int, int]] | None = None,
+              actions: tuple[str, ...] | None = None,
+              compiler: Compiler | None = None) -> tuple[Instance, ...]:
+    """Every transition rule instantiated for every actor, in rule order then seat order.
+
+    Optional rules not listed in *actions* (when given) are left out. With
+    *bounds*, each instance knows which slots it must keep inside them.
+    """
+    comp = compiler or Compiler(model, layout, params)
+    out: list[Instance] = []
+    for rule in model.transitions():
+        if rule.kind == "optional" and actions is not None and rule.id not in actions:
+            continue
+        actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
+        cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
+        for actor, card in product(actors, cards):
+            env = {rule.actor: actor} if rule.actor and actor is not None else {}
+            if rule.card and card is not None:
+                env[rule.card] = card
+            guard = comp.walk(rule.when, env)
+            if guard.is_const and not guard.const:
+                continue
+            static, dynamic = comp.statements(rule.then, env)
+            checks: list[tuple[int, int, int]] = []
+            if bounds:
+                written = {k for k, _ in static}
+                for _, base, _ in dynamic:
+                    name = layout.var_of(base)
+                    written |= {layout.base[name] + p for p in range(layout.count(name))}
+                for k in sorted(written):
+                    name = layout.var_of(k)
+                    if name in bounds:
+                        lo, hi = bounds[name]
+                        checks.append((k, lo, hi))
+            out.append(Instance(len(out), rule, actor, guard.fn, tuple(static), tuple(dynamic), tuple(checks),
+                                card))
+    return tuple(out)

@@ -1,0 +1,334 @@
+"""Breadth-first exploration of every reachable state within a configuration's bounds.
+
+States are interned to integers in discovery order, so node ``i`` was found no
+later than node ``i + 1`` and the parent chain of any node is a shortest path
+from an initial state. Edges are kept in flat integer arrays; a
+``networkx.DiGraph`` is built from them only when a graph algorithm or an
+export needs one (:func:`to_networkx`).
+"""
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+import networkx as nx
+
+from verify.errors import ReplayMismatch
+from verify.explicit.evaluate import Compiler, Instance, instances
+from verify.explicit.loops import PlayGraph
+from verify.explicit.rotation import Rotation, SymmetryProof
+from verify.language.expr import Binary, Expr, Member, Var
+from verify.model.state import Layout, State, initial_states
+from verify.model.types import Config, Model, mandatoriness, property_graph_names
+
+__all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
+
+
+@dataclass
+class StateGraph:
+    """The explored part of one configuration for one player count."""
+
+    model: Model
+    config: Config
+    layout: Layout
+    instances: tuple[Instance, ...]
+    states: list[State]
+    index: dict[State, int]
+    parent: array[int]  # parent node of each node, -1 for initial states
+    via: array[int]  # instance that discovered each node, -1 for initial states
+    src: array[int]
+    dst: array[int]
+    lab: array[int]
+    cut: bytearray  # 1 where a successor fell outside the bounds
+    n_initial: int
+    complete: bool  # False when the state limit stopped the search
+    cut_by: Counter[str] = field(default_factory=Counter)
+    cut_vars: Counter[str] = field(default_factory=Counter)  # variables whose bound cut a successor
+    oracle: "PlayGraph | None" = None  # the graph names, once the play graph is known
+    # Symmetry reduction: one state per rotation class of the seats (the canonical one), and
+    # the real initial state behind each canonical initial node.
+    rotation: Rotation | None = None
+    origin: dict[int, State] = field(default_factory=dict)
+    turned: array[int] = field(default_factory=lambda: array("b"))  # per step: seats its target was turned back by
+    symmetry: "SymmetryProof | None" = None  # the proof asked for, when one was (proved or not)
+
+    def target(self, e: int) -> State:
+        """The state step *e* leads to from its source node's state (not its rotation class)."""
+        t = self.states[self.dst[e]]
+        return t if self.rotation is None or not self.turned[e] else self.rotation.rotate(t, self.turned[e])
+
+    def strict_cuts(self) -> list[str]:
+        """Bounds that settle nothing when reached (variables declared strict_bound)."""
+        vocab = self.model.vocab
+        return sorted(v for v in self.cut_vars if v in vocab.vars and vocab.vars[v].strict_bound)
+
+    @property
+    def n(self) -> int:
+        return self.layout.n
+
+    def out_degree(self) -> array[int]:
+        deg = array("i", bytes(4 * len(self.states)))
+        for s in self.src:
+            deg[s] += 1
+        return deg
+
+    def terminal(self) -> list[int]:
+        """Nodes with no successor at all, not even one cut off by a bound or the state limit."""
+        deg = self.out_degree()
+        return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i]]
+
+    def is_terminal(self) -> "Callable[[State], bool]":
+        """A test of terminality for states of this graph (computed once)."""
+        nodes = set(self.terminal())
+        node_of = self.node_of
+        return lambda s: node_of(s) in nodes
+
+    def node_of(self, s: State) -> int:
+        """The node of *s*: its own, or its rotation class's under symmetry reduction."""
+        return self.index[s if self.rotation is None else self.rotation.canon(s)]
+
+    def successors_of(self, s: State, edges: Iterable[tuple[int, int]]) -> list[State]:
+        """The real successors of *s* along *edges* [(instance, target)] of its node."""
+        if self.rotation is None:
+            return [self.states[b] for _, b in edges]
+        c, r = self.states[self.node_of(s)], self.rotation.offset(s)
+        return [self.rotation.rotate(self.instances[k].apply(c), r) for k, _ in edges]
+
+    def unfold(self, path: list[tuple[int, int]], loop_start: int | None = None
+               ) -> tuple[list[State], list[tuple[int, int]]]:
+        """Real states along *path* [(node, instance)], and the path over them.
+
+        Without symmetry reduction these are the graph's own. With it, the path runs
+        through canonical states: it is played again from the real initial state, each
+        step by the instance for the seats the rotation moved, so every step is a step of
+        the model. A lasso (*loop_start*) that returns to a rotation of its loop state goes
+        round again until it returns to the state itself (at most N times).
+        """
+        rot = self.rotation
+        if rot is None:
+            return self.states, path
+        by_key = {i.key: i for i in self.instances}
+        first = path[0][0]
+        s = self.origin.get(first, self.states[first])
+        states, out = [s], [(0, -1)]
+
+        def walk(steps: list[tuple[int, int]]) -> None:
+            nonlocal s
+            for node, k in steps:
+                inst = self.instances[k]
+                r = rot.offset(s)
+                real = by_key[(inst.rule.id, rot.seat(inst.actor, r), inst.card)]
+                s = real.apply(s)
+                if rot.canon(s) != self.states[node]:
+                    raise ReplayMismatch(f"unfolding rule {inst.rule.id} leaves the rotation class of node {node}")
+                states.append(s)
+                out.append((len(states) - 1, real.index))
+
+        walk(path[1:])
+        if loop_start is not None:
+            cycle = path[loop_start + 1:]
+            for _ in range(self.n - 1):
+                if states[-1] == states[loop_start]:
+                    break
+                walk(cycle)
+        return states, out
+
+    def path_to(self, node: int) -> list[tuple[int, int]]:
+        """[(node, instance that led to it)] from an initial state to *node*."""
+        out = []
+        while node >= 0:
+            out.append((node, self.via[node]))
+            node = self.parent[node]
+        out.reverse()
+        return out
+
+    def edges(self) -> Iterator[tuple[int, int, int]]:
+        return zip(self.src, self.dst, self.lab)
+
+    def scope(self) -> str:
+        sym = ""
+        if self.rotation is not None:
+            sym = ", one state per rotation of the seats" + (f": {self.symmetry.describe()}" if self.symmetry else "")
+        elif self.symmetry is not None:
+            sym = f"; {self.symmetry.describe()}"
+        return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}{sym}"
+
+
+def _dispatch(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
+    """(game enumeration variable, values) that a guard's top-level conjunct requires."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Binary) and e.op == "and":
+            stack += [e.right, e.left]
+            continue
+        if isinstance(e, Binary) and e.op == "==" and isinstance(e.left, Var) and isinstance(e.right, Var):
+            var, val = e.left, e.right
+            opts: tuple[Expr, ...] = (val,)
+        elif isinstance(e, Member) and isinstance(e.elem, Var):
+            var, opts = e.elem, e.options
+        else:
+            continue
+        decl = layout.vocab.vars.get(var.name)
+        if (decl is None or decl.scope != "game" or decl.type not in layout.vocab.enums
+                or var.primed or var.index is not None):
+            continue
+        values = [o.name for o in opts if isinstance(o, Var)]
+        if len(values) == len(opts) and all(v in layout.vocab.enums[decl.type] for v in values):
+            return var.name, frozenset(values)
+    return None
+
+
+def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, dict[int, tuple[Instance, ...]]] | None:
+    """Instances grouped by the value of the enumeration most guards test."""
+    found = [(_dispatch(i.rule.when, layout), i) for i in insts]
+    votes = Counter(d[0] for d, _ in found if d)
+    if not votes:
+        return None
+    var = votes.most_common(1)[0][0]
+    enum = layout.vocab.enums[layout.vocab.vars[var].type]
+    table: dict[int, list[Instance]] = {layout.codes[v]: [] for v in enum}
+    for d, inst in found:
+        values = d[1] if d and d[0] == var else frozenset(enum)
+        for v in values:
+            table[layout.codes[v]].append(inst)
+    return layout.base[var], {k: tuple(v) for k, v in table.items()}
+
+
+def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
+            initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
+            symmetric: bool = False) -> StateGraph:
+    """Every state reachable from the initial states of *config* with *n* players.
+
+    Successors are generated in rule order, then seat order, so the search and
+    the traces it yields are the same on every run. *initial* replaces the
+    configuration's initial states; states where *stop* holds are kept but not
+    expanded (a scenario waits there for its next event). *symmetric* keeps one
+    state per rotation class of the seats; the caller vouches that the rules commute
+    with rotating the seats (:func:`verify.symbolic.symmetry.prove_rotation`).
+
+    >>> from verify.model.loader import load_model
+    >>> m = load_model()
+    >>> g = explore(m, m.configs[0], 2)
+    >>> g.complete, len(g.states) > 100
+    (True, True)
+    """
+    layout = Layout.for_config(model.vocab, n, config)
+    comp = Compiler(model, layout, config.params)
+    insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions, compiler=comp)
+    base = tuple(i for i in insts if not i.rule.graph)
+    loop_rules = tuple(i for i in insts if i.rule.graph)
+    limit = max_states if max_states is not None else config.max_states
+    table = _dispatch_table(base, layout)
+    g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
+                   array("i"), bytearray(), 0, True)
+    g.rotation = Rotation.of(layout) if symmetric else None
+    for real in (initial_states(layout, config) if initial is None else initial):
+        s = real if g.rotation is None else g.rotation.canon(real)
+        if s not in g.index:
+            if s != real:
+                g.origin[len(g.states)] = real
+            g.index[s] = len(g.states)
+            g.states.append(s)
+            g.parent.append(-1)
+            g.via.append(-1)
+            g.cut.append(0)
+    g.n_initial = len(g.states)
+    i = 0
+    while True:
+        while i < len(g.states):
+            s = g.states[i]
+            if stop is not None and stop(s):
+                i += 1
+                continue
+            todo = table[1][s[table[0]]] if table else base
+            for inst in todo:
+                if inst.guard(s, None):
+                    _add(g, i, inst, limit)
+            i += 1
+        if not loop_rules:
+            break
+        # Rules that ask about loops see the play graph without their own steps (DESIGN §3);
+        # their successors are explored in turn, until nothing new appears.
+        g.oracle = PlayGraph(g)
+        comp.oracle = g.oracle
+        have = set(zip(g.src, g.lab))
+        before = len(g.states)
+        for node in range(before):
+            s = g.states[node]
+            if stop is not None and stop(s):
+                continue
+            for inst in loop_rules:
+                if (node, inst.index) not in have and inst.guard(s, None):
+                    _add(g, node, inst, limit)
+        if len(g.states) == before:
+            break
+    if g.oracle is None and any(property_graph_names(p) for p in model.properties):
+        g.oracle = PlayGraph(g)
+        comp.oracle = g.oracle
+    return g
+
+
+def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
+    """Record the step of *inst* from node *i*, discovering its target if it is new."""
+    t = inst.apply(g.states[i])
+    if not inst.in_bounds(t):
+        g.cut[i] = 1
+        g.cut_by[inst.rule.id] += 1
+        for k in inst.out_of_bounds(t):
+            g.cut_vars[g.layout.var_of(k)] += 1
+        return
+    turned = 0
+    if g.rotation is not None:
+        turned = g.rotation.offset(t)
+        t = g.rotation.canon(t)
+    j = g.index.get(t)
+    if j is None:
+        if len(g.states) >= limit:  # the successor exists but is not kept: never call i terminal
+            g.complete = False
+            g.cut[i] = 1
+            g.cut_by["(state limit)"] += 1
+            return
+        j = len(g.states)
+        g.index[t] = j
+        g.states.append(t)
+        g.parent.append(i)
+        g.via.append(inst.index)
+        g.cut.append(0)
+    g.src.append(i)
+    g.dst.append(j)
+    g.lab.append(inst.index)
+    if g.rotation is not None:
+        g.turned.append(turned)
+
+
+def to_networkx(graph: StateGraph) -> nx.DiGraph:
+    """The explored graph as a DiGraph over node numbers; edges carry rule, actor and kind.
+
+    Parallel edges between two states (two rules with one effect) keep the first
+    rule in rule order.
+    """
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(graph.states)))
+    for s, d, k in graph.edges():
+        if not g.has_edge(s, d):
+            inst = graph.instances[k]
+            g.add_edge(s, d, rule=inst.rule.id, actor=inst.actor, kind=mandatoriness(inst.rule.kind))
+    return g
+
+
+def cyclic_components(graph: StateGraph) -> Iterator[set[int]]:
+    """The strongly connected components of *graph* in which play can repeat.
+
+    >>> from verify.model.loader import load_model
+    >>> m = load_model()
+    >>> g = explore(m, m.configs[2], 2)
+    >>> all(len(c) > 1 for c in cyclic_components(g))
+    True
+    """
+    g = to_networkx(graph)
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1 or any(g.has_edge(v, v) for v in comp):
+            yield comp

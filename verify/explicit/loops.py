@@ -1,0 +1,149 @@
+"""Cycles of play in an explored graph: the graph names of DESIGN §3 and lasso paths.
+
+A *mandatory loop* is a cycle of play made only of mandatory steps and passes
+(104.4b, 732.4): a strongly connected component of that subgraph with a cycle
+in it. Optional actions that are not on the cycle don't matter (732.5), so a
+state with an unrelated optional action can still be on a mandatory loop.
+Conceding never makes a cycle (104.3a), and steps of rules that themselves ask
+about loops (the loop rule) are left out of the analysis: the graph they ask
+about is the play without them.
+"""
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from typing import Iterable, Iterator, Protocol
+
+import networkx as nx
+
+from verify.explicit.evaluate import Instance
+from verify.model.state import State
+from verify.model.types import LOOP_KINDS, PLAY_KINDS
+
+__all__ = ["PlayGraph", "Explored"]
+
+
+class Explored(Protocol):
+    """What the play graph reads of an explored graph (:class:`verify.explicit.explore.StateGraph`)."""
+
+    @property
+    def instances(self) -> tuple[Instance, ...]: ...
+
+    @property
+    def states(self) -> list[State]: ...
+
+    @property
+    def index(self) -> dict[State, int]: ...
+
+    @property
+    def src(self) -> array[int]: ...
+
+    def edges(self) -> Iterator[tuple[int, int, int]]: ...
+
+    def node_of(self, s: State) -> int: ...
+
+    def successors_of(self, s: State, edges: Iterable[tuple[int, int]]) -> list[State]: ...
+
+
+class PlayGraph:
+    """Answers ``mandatory_loop``, ``in_cycle``, ``optional_available``, ``can_leave_cycle``
+    and ``next(...)`` for the states of one explored graph (a :class:`GraphOracle`).
+
+    The components come from the steps of rules that don't ask about loops, so steps the
+    loop rules add later leave them unchanged; each is computed on first use. What does
+    depend on those later steps (successors, ways out of a component) follows the edge count.
+    """
+
+    def __init__(self, graph: Explored):
+        self.graph = graph
+        self._comps: dict[bool, dict[int, int]] = {}
+        self._edges = -1  # the edge count _succ and _leaves were computed for
+        self._succ: dict[int, list[tuple[int, int]]] = {}  # node -> [(instance, target)]
+        self._leaves: set[int] = set()
+        self._optional = [i for i in graph.instances if i.rule.kind == "optional" and not i.rule.graph]
+
+    def components(self, *, mandatory: bool) -> dict[int, int]:
+        """node -> component, for nodes on a cycle of mandatory steps and passes (or of any play)."""
+        if mandatory not in self._comps:
+            kinds = LOOP_KINDS if mandatory else PLAY_KINDS
+            insts = self.graph.instances
+            self._comps[mandatory] = _cyclic([(a, b) for a, b, k in self.graph.edges()
+                                              if not insts[k].rule.graph and insts[k].rule.kind in kinds])
+        return self._comps[mandatory]
+
+    def _refresh(self) -> None:
+        if self._edges == len(self.graph.src):
+            return
+        self._edges = len(self.graph.src)
+        comp, insts = self.components(mandatory=False), self.graph.instances
+        self._succ, self._leaves = {}, set()
+        for a, b, k in self.graph.edges():
+            self._succ.setdefault(a, []).append((k, b))
+            # a component can be left when some step other than conceding goes outside it
+            if insts[k].rule.kind != "concession" and comp.get(a, -1 - a) != comp.get(b, -1 - b):
+                self._leaves.add(comp.get(a, -1 - a))
+
+    # -- GraphOracle -------------------------------------------------------------------------
+    def holds(self, name: str, s: State) -> bool:
+        node = self.graph.node_of(s)
+        if name == "mandatory_loop":
+            return node in self.components(mandatory=True)
+        if name == "in_cycle":
+            return node in self.components(mandatory=False)
+        if name == "optional_available":
+            return any(i.guard(s, None) for i in self._optional)
+        if name == "can_leave_cycle":
+            self._refresh()
+            return self.components(mandatory=False).get(node, -1 - node) in self._leaves
+        raise KeyError(name)
+
+    def successors(self, s: State) -> Iterable[State]:
+        self._refresh()
+        return self.graph.successors_of(s, self._succ.get(self.graph.node_of(s), ()))
+
+    # -- lassos ------------------------------------------------------------------------------
+    def cycle(self, node: int, *, mandatory: bool) -> list[tuple[int, int]]:
+        """A shortest cycle from *node* back to it inside its loop component, as
+        [(node, instance)] steps (the last one is *node* again); [] if none."""
+        comps = self.components(mandatory=mandatory)
+        comp = comps.get(node)
+        if comp is None:
+            return []
+        kinds = LOOP_KINDS if mandatory else PLAY_KINDS
+        insts = self.graph.instances
+        out: dict[int, list[tuple[int, int]]] = {}
+        for a, b, k in self.graph.edges():
+            rule = insts[k].rule
+            if not rule.graph and rule.kind in kinds and comps.get(a) == comp and comps.get(b) == comp:
+                out.setdefault(a, []).append((b, k))
+        prev: dict[int, tuple[int, int]] = {}
+        queue = deque([node])
+        seen = {node}
+        while queue:
+            a = queue.popleft()
+            for b, k in out.get(a, ()):
+                if b == node:
+                    path = [(b, k)]
+                    while a != node:
+                        pa, pk = prev[a]
+                        path.append((a, pk))
+                        a = pa
+                    path.reverse()
+                    return path
+                if b not in seen:
+                    seen.add(b)
+                    prev[b] = (a, k)
+                    queue.append(b)
+        return []
+
+
+def _cyclic(edges: list[tuple[int, int]]) -> dict[int, int]:
+    """node -> component number, for the nodes of components with a cycle."""
+    g = nx.DiGraph()
+    g.add_edges_from(edges)
+    out: dict[int, int] = {}
+    for number, comp in enumerate(nx.strongly_connected_components(g)):
+        if len(comp) > 1 or any(g.has_edge(v, v) for v in comp):
+            for v in comp:
+                out[v] = number
+    return out

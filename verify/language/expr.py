@@ -1,0 +1,154 @@
+"""Frozen expression and statement nodes of the rule language.
+
+Nodes compare by structure; their source location is carried beside the
+structure (``compare=False``) so two copies of one expression are equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from verify.errors import SourceLoc
+
+__all__ = [
+    "Expr", "Stmt", "Lit", "Var", "Call", "Unary", "Binary", "Member", "Ite", "Quant",
+    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names",
+]
+
+NOWHERE = SourceLoc("<builtin>")
+
+BINARY_OPS = ("+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "implies")
+QUANTIFIERS = ("all", "any", "count", "sum")
+
+
+def _loc() -> SourceLoc:
+    return field(default=NOWHERE, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Lit:
+    """An integer or boolean literal."""
+
+    value: int | bool
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A name: a state variable (``life[p]``, ``phase'``), a parameter, an
+    enumeration value, a bound player variable, or a predicate without arguments."""
+
+    name: str
+    index: "Expr | None" = None
+    primed: bool = False
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A built-in function or a predicate applied to arguments."""
+
+    func: str
+    args: tuple["Expr", ...]
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    """``not e`` or ``-e``."""
+
+    op: str
+    arg: "Expr"
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """Arithmetic, comparison and connectives."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """``e in {a, b, c}``."""
+
+    elem: "Expr"
+    options: tuple["Expr", ...]
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Ite:
+    """``if c then a else b``."""
+
+    cond: "Expr"
+    then: "Expr"
+    other: "Expr"
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class Quant:
+    """``all|any|count|sum(q in DOMAIN: body)``; DOMAIN is ``players`` or ``opponents(e)``."""
+
+    kind: str
+    var: str
+    domain: "Expr"
+    body: "Expr"
+    loc: SourceLoc = _loc()
+
+
+Expr = Union[Lit, Var, Call, Unary, Binary, Member, Ite, Quant]
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    """``target := value``; all assignments of a rule happen at once."""
+
+    target: Var
+    value: Expr
+    loc: SourceLoc = _loc()
+
+
+@dataclass(frozen=True, slots=True)
+class ForAll:
+    """``forall q in DOMAIN: a := x, b := y`` — one assignment per player."""
+
+    var: str
+    domain: Expr
+    body: tuple[Assign, ...]
+    loc: SourceLoc = _loc()
+
+
+Stmt = Union[Assign, ForAll]
+
+
+def children(node: object) -> list[object]:
+    """The nodes directly inside *node* (its source location aside)."""
+    out: list[object] = []
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name == "loc":
+            continue
+        value = getattr(node, name)
+        for child in (value if isinstance(value, tuple) else (value,)):
+            if hasattr(child, "__dataclass_fields__"):
+                out.append(child)
+    return out
+
+
+def names(node: object) -> set[str]:
+    """Every plain name (a variable without index or prime) and every called function in *node*."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Var) and n.index is None and not n.primed:
+            out.add(n.name)
+        elif isinstance(n, Call):
+            out.add(n.func)
+        stack.extend(children(n))
+    return out

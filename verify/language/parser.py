@@ -1,0 +1,195 @@
+"""Parse rule-language text into :mod:`verify.expr` nodes, with locations.
+
+The parser is lark's LALR over ``grammar.lark``; problems become
+:class:`~verify.errors.Diagnostic` values pointing into the user's file.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import lark
+
+from verify.errors import Diagnostic, SourceLoc
+from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
+
+__all__ = ["parse_expr", "parse_stmts", "ParseFailure"]
+
+
+class ParseFailure(Exception):
+    """Carries the diagnostic of a syntax error."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+        super().__init__(str(diagnostic))
+
+
+@lru_cache(maxsize=None)
+def _parser(start: str) -> lark.Lark:
+    text = resources.files("verify.language").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return lark.Lark(text, parser="lalr", start=start, propagate_positions=True,
+                     maybe_placeholders=True)
+
+
+class _Build(lark.Transformer[Any, Any]):
+    """Turns lark's tree into frozen nodes, placing each at its file location."""
+
+    def __init__(self, origin: SourceLoc):
+        super().__init__()
+        self.origin = origin
+
+    def _at(self, meta: Any) -> SourceLoc:
+        if getattr(meta, "empty", True):
+            return self.origin
+        return self.origin.shifted(meta.line, meta.column)
+
+    def _tok(self, tok: lark.Token) -> SourceLoc:
+        return self.origin.shifted(tok.line or 1, tok.column or 1)
+
+    @lark.v_args(meta=True)
+    def int_lit(self, meta: Any, children: list[Any]) -> Expr:
+        return Lit(int(children[0]), self._at(meta))
+
+    @lark.v_args(meta=True)
+    def true_lit(self, meta: Any, children: list[Any]) -> Expr:
+        return Lit(True, self._at(meta))
+
+    @lark.v_args(meta=True)
+    def false_lit(self, meta: Any, children: list[Any]) -> Expr:
+        return Lit(False, self._at(meta))
+
+    @lark.v_args(meta=True)
+    def var(self, meta: Any, children: list[Any]) -> Var:
+        name, rest = children[0], children[1:]
+        primed = bool(rest) and isinstance(rest[0], lark.Token) and rest[0].type == "PRIME"
+        if primed:
+            rest = rest[1:]
+        index = rest[0] if rest else None
+        return Var(str(name), index, primed, self._tok(name))
+
+    @lark.v_args(meta=True)
+    def call(self, meta: Any, children: list[Any]) -> Expr:
+        name, args = children[0], tuple(a for a in children[1:] if a is not None)
+        return Call(str(name), args, self._tok(name))
+
+    @lark.v_args(meta=True)
+    def quant(self, meta: Any, children: list[Any]) -> Expr:
+        kind, var, domain, body = children
+        return Quant(str(kind), str(var), domain, body, self._at(meta))
+
+    @lark.v_args(meta=True)
+    def dom_name(self, meta: Any, children: list[Any]) -> Expr:
+        return Var(str(children[0]), None, False, self._tok(children[0]))
+
+    @lark.v_args(meta=True)
+    def dom_call(self, meta: Any, children: list[Any]) -> Expr:
+        return Call(str(children[0]), (children[1],), self._tok(children[0]))
+
+    @lark.v_args(meta=True)
+    def ite(self, meta: Any, children: list[Any]) -> Expr:
+        return Ite(children[0], children[1], children[2], self._at(meta))
+
+    @lark.v_args(meta=True)
+    def implies(self, meta: Any, children: list[Any]) -> Expr:
+        if len(children) == 1 or children[1] is None:
+            return children[0]  # type: ignore[no-any-return]
+        return Binary("implies", children[0], children[1], self._at(meta))
+
+    def _chain(self, op: str, meta: Any, children: list[Any]) -> Expr:
+        out: Expr = children[0]
+        for nxt in children[1:]:
+            out = Binary(op, out, nxt, self._at(meta))
+        return out
+
+    @lark.v_args(meta=True)
+    def disj(self, meta: Any, children: list[Any]) -> Expr:
+        return self._chain("or", meta, children)
+
+    @lark.v_args(meta=True)
+    def conj(self, meta: Any, children: list[Any]) -> Expr:
+        return self._chain("and", meta, children)
+
+    @lark.v_args(meta=True)
+    def not_(self, meta: Any, children: list[Any]) -> Expr:
+        return Unary("not", children[0], self._at(meta))
+
+    @lark.v_args(meta=True)
+    def neg(self, meta: Any, children: list[Any]) -> Expr:
+        return Unary("-", children[0], self._at(meta))
+
+    @lark.v_args(meta=True)
+    def cmp(self, meta: Any, children: list[Any]) -> Expr:
+        if len(children) == 1:
+            return children[0]  # type: ignore[no-any-return]
+        left, op, right = children
+        return Binary(str(op), left, right, self._tok(op))
+
+    @lark.v_args(meta=True)
+    def member(self, meta: Any, children: list[Any]) -> Expr:
+        return Member(children[0], tuple(children[1:]), self._at(meta))
+
+    @lark.v_args(meta=True)
+    def arith(self, meta: Any, children: list[Any]) -> Expr:
+        out: Expr = children[0]
+        for i in range(1, len(children), 2):
+            op = children[i]
+            out = Binary(str(op), out, children[i + 1], self._tok(op))
+        return out
+
+    @lark.v_args(meta=True)
+    def assign(self, meta: Any, children: list[Any]) -> Assign:
+        return Assign(children[0], children[1], self._at(meta))
+
+    @lark.v_args(meta=True)
+    def forall(self, meta: Any, children: list[Any]) -> ForAll:
+        var, domain, *body = children
+        return ForAll(str(var), domain, tuple(body), self._at(meta))
+
+    def start_stmts(self, children: list[Any]) -> tuple[Stmt, ...]:
+        return tuple(children)
+
+
+def _describe(err: lark.exceptions.UnexpectedInput) -> str:
+    if isinstance(err, lark.exceptions.UnexpectedCharacters):
+        return f"unexpected character {err.char!r}"
+    if isinstance(err, lark.exceptions.UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            return "unexpected end of expression"
+        expected = sorted(e for e in err.expected if not e.startswith("__"))
+        hint = f"; expected one of {', '.join(expected[:8])}" if expected else ""
+        return f"unexpected {str(tok)!r}{hint}"
+    return "syntax error"
+
+
+def _parse(text: str, origin: SourceLoc, start: str) -> Any:
+    try:
+        tree = _parser(start).parse(text)
+    except lark.exceptions.UnexpectedInput as err:
+        line = getattr(err, "line", 1) or 1
+        col = getattr(err, "column", 1) or 1
+        at_end = isinstance(err, lark.exceptions.UnexpectedToken) and err.token.type == "$END"
+        if line < 0 or at_end:  # end of input
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+        raise ParseFailure(Diagnostic(origin.shifted(line, col), "syntax", _describe(err)))
+    return _Build(origin).transform(tree)
+
+
+def parse_expr(text: str, origin: SourceLoc = SourceLoc("<expr>", 1, 1)) -> Expr:
+    """Parse one expression.
+
+    >>> parse_expr("life[p] <= 0")
+    Binary(op='<=', left=Var(name='life', index=Var(name='p', index=None, primed=False), primed=False), right=Lit(value=0))
+    """
+    return _parse(text, origin, "start_expr")  # type: ignore[no-any-return]
+
+
+def parse_stmts(text: str, origin: SourceLoc = SourceLoc("<stmts>", 1, 1)) -> tuple[Stmt, ...]:
+    """Parse a rule's effect: assignments separated by ``;``.
+
+    >>> parse_stmts("phase := check")
+    (Assign(target=Var(name='phase', index=None, primed=False), value=Var(name='check', index=None, primed=False)),)
+    """
+    return _parse(text, origin, "start_stmts")  # type: ignore[no-any-return]

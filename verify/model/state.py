@@ -1,0 +1,165 @@
+"""States as flat tuples, and the layout that names each slot for N players."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Any, Iterator, Mapping
+
+from verify.model.types import Config, InitSpec, Vocabulary
+
+__all__ = ["Layout", "State", "initial_states"]
+
+State = tuple[Any, ...]  # one value per slot: ints, bools, enumeration codes
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Slot numbers of every variable instance in an N-player state.
+
+    Game variables come first in declaration order, then each per-player
+    variable for seats 0..N-1, so ``slot(var, p) == base[var] + p``. The tuple
+    of slot values is the state's canonical key.
+    """
+
+    vocab: Vocabulary
+    n: int
+    base: Mapping[str, int]
+    names: tuple[str, ...]
+    types: tuple[str, ...]
+    codes: Mapping[str, int]  # enumeration value -> code
+    cards: tuple[str, ...] = ()  # the abstract cards' names, in configuration order
+
+    @classmethod
+    def of(cls, vocab: Vocabulary, n: int, cards: tuple[str, ...] = ()) -> "Layout":
+        base: dict[str, int] = {}
+        names: list[str] = []
+        types: list[str] = []
+        for v in vocab.game_vars():
+            base[v.name] = len(names)
+            names.append(v.name)
+            types.append(v.type)
+        for v in vocab.player_vars():
+            base[v.name] = len(names)
+            for p in range(n):
+                names.append(f"{v.name}[{p}]")
+                types.append(v.type)
+        for v in vocab.card_vars():
+            base[v.name] = len(names)
+            for c in range(len(cards)):
+                names.append(f"{v.name}[{cards[c]}]")
+                types.append(v.type)
+        codes = {value: i for values in vocab.enums.values() for i, value in enumerate(values)}
+        return cls(vocab, n, base, tuple(names), tuple(types), codes, tuple(cards))
+
+    @classmethod
+    def for_config(cls, vocab: Vocabulary, n: int, config: Config) -> "Layout":
+        return cls.of(vocab, n, config.card_names)
+
+    @property
+    def k(self) -> int:
+        """The number of abstract cards."""
+        return len(self.cards)
+
+    def count(self, var: str) -> int:
+        """How many slots *var* has: 1, N (per player) or K (per card)."""
+        scope = self.vocab.vars[var].scope
+        return self.n if scope == "player" else self.k if scope == "card" else 1
+
+    def var_of(self, index: int) -> str:
+        return self.names[index].split("[")[0]
+
+    def slot(self, var: str, player: int | None = None) -> int:
+        return self.base[var] + (player or 0)
+
+    def show_value(self, index: int, value: object) -> str:
+        t = self.types[index]
+        if t == "bool":
+            return "true" if value else "false"
+        if t in self.vocab.enums:
+            return self.vocab.enums[t][int(value)]  # type: ignore[call-overload]
+        if t == "player":
+            return f"P{value}"
+        if t == "card":
+            return self.cards[int(value)] if 0 <= int(value) < self.k else f"#{value}"  # type: ignore[call-overload]
+        return str(value)
+
+    def plain(self, index: int, value: object) -> object:
+        """The JSON-friendly value of a slot (enumerations by name)."""
+        t = self.types[index]
+        if t == "bool":
+            return bool(value)
+        if t in self.vocab.enums:
+            return self.vocab.enums[t][int(value)]  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]
+
+    def as_dict(self, state: State) -> dict[str, object]:
+        return {name: self.plain(i, v) for i, (name, v) in enumerate(zip(self.names, state))}
+
+    def show(self, state: State) -> str:
+        """A compact one-line description: game variables, then one group per player."""
+        parts = []
+        for v in self.vocab.game_vars():
+            i = self.base[v.name]
+            parts.append(f"{v.name}={self.show_value(i, state[i])}")
+        for p in range(self.n):
+            fields = []
+            for v in self.vocab.player_vars():
+                i = self.base[v.name] + p
+                fields.append(f"{v.name}={self.show_value(i, state[i])}")
+            parts.append(f"P{p}[{' '.join(fields)}]")
+        for c, card in enumerate(self.cards):
+            fields = []
+            for v in self.vocab.card_vars():
+                if v.fixed:
+                    continue
+                i = self.base[v.name] + c
+                fields.append(f"{v.name}={self.show_value(i, state[i])}")
+            parts.append(f"{card}[{' '.join(fields)}]")
+        return " ".join(parts)
+
+    def changes(self, before: State, after: State) -> list[tuple[str, str, str]]:
+        return [(self.names[i], self.show_value(i, a), self.show_value(i, b))
+                for i, (a, b) in enumerate(zip(before, after)) if a != b]
+
+
+def _default(vocab: Vocabulary, var: str) -> InitSpec:
+    t = vocab.vars[var].type
+    if t == "bool":
+        return InitSpec(values=(False,))
+    if t in vocab.enums:
+        return InitSpec(values=(vocab.enums[t][0],))
+    return InitSpec(values=(0,))
+
+
+def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> list[InitSpec]:
+    """The initial-value spec of every slot of *layout* under *config*."""
+    vocab = layout.vocab
+    out: list[InitSpec] = []
+    for v in vocab.game_vars():
+        out.append(config.init.get(v.name, _default(vocab, v.name)))
+    for v in vocab.player_vars():
+        for p in range(layout.n):
+            seat = config.seats.get(p, {})
+            out.append(seat.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
+    for v in vocab.card_vars():
+        for c in range(layout.k):
+            card = config.cards[c] if c < len(config.cards) else {}
+            out.append(card.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
+    return out
+
+
+def initial_states(layout: Layout, config: Config) -> Iterator[State]:
+    """Every initial state of *config*, in a fixed order."""
+    options: list[tuple[object, ...]] = []
+    for i, spec in enumerate(slot_choices(layout, config)):
+        vals = spec.explicit()
+        t = layout.types[i]
+        if t in layout.vocab.enums:
+            vals = tuple(layout.codes[str(v)] for v in vals)
+        elif t == "player":
+            vals = tuple(v for v in vals if 0 <= int(v) < layout.n)  # type: ignore[call-overload]
+        elif t == "card":
+            vals = tuple(v for v in vals if 0 <= int(v) < layout.k)  # type: ignore[call-overload]
+        options.append(vals)
+    for combo in product(*options):
+        yield tuple(combo)

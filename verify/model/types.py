@@ -1,0 +1,181 @@
+"""The model as data: vocabulary, rules, properties and configurations."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from verify.errors import Diagnostic, SourceLoc
+from verify.language.expr import Expr, Stmt, names
+from verify.language.vocabulary import GRAPH_NAMES, LOOP_NAMES, ParamDecl, PredDecl, VarDecl, Vocabulary
+
+__all__ = [
+    "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model",
+    "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
+    "mandatoriness", "graph_names", "property_graph_names", "GRAPH_NAMES", "LOOP_NAMES", "LOOP_KINDS", "PLAY_KINDS",
+]
+
+# How a transition kind counts for the loop rules (DESIGN §3): passing priority
+# and conceding are neither optional nor mandatory actions.
+MANDATORY_KINDS = ("state-based", "turn-based", "mandatory")
+TRANSITION_KINDS = MANDATORY_KINDS + ("optional", "pass", "concession")
+LOOP_KINDS = MANDATORY_KINDS + ("pass",)  # the steps of a mandatory loop (104.4b, 732.4)
+PLAY_KINDS = LOOP_KINDS + ("optional",)  # the steps of any cycle of play: conceding never loops
+CLAUSE_KINDS = ("clause", "exception")
+PROPERTY_KINDS = ("state", "step", "terminal")
+
+def mandatoriness(kind: str) -> str:
+    """'mandatory', 'optional', or the kind itself for passing and conceding."""
+    if kind in MANDATORY_KINDS:
+        return "mandatory"
+    return kind
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the Comprehensive Rules: a guarded transition, or a clause
+    that adds to (or excepts from) a predicate."""
+
+    id: str
+    cites: tuple[str, ...]
+    text: str
+    kind: str
+    actor: str | None
+    defines: str | None
+    when: Expr
+    then: tuple[Stmt, ...]
+    when_src: str
+    then_src: str
+    loc: SourceLoc = field(compare=False, repr=False)
+    card: str | None = None  # a card variable: one instance of the rule per abstract card
+    graph: bool = False  # the guard asks about the play graph (a loop rule, DESIGN §3)
+
+    @property
+    def cr(self) -> str:
+        """The CR number without a variant tag: '119.3/lose' -> '119.3'."""
+        return self.id.split("/", 1)[0]
+
+    @property
+    def is_transition(self) -> bool:
+        return self.kind in TRANSITION_KINDS
+
+    def summary(self) -> str:
+        first = self.text.strip().split(". ")[0].strip()
+        return first if len(first) <= 90 else first[:87] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """``for all <var>: when => then`` over states, steps or terminal states."""
+
+    id: str
+    title: str
+    protects: tuple[str, ...]
+    kind: str
+    var: str | None
+    when: Expr
+    then: Expr
+    when_src: str
+    then_src: str
+    loc: SourceLoc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class InitSpec:
+    """The initial values a variable may take: a finite set, or a range whose
+    upper end exists only for explicit exploration (``hi`` is released for
+    proofs over all values)."""
+
+    values: tuple[object, ...] | None = None
+    lo: int | None = None
+    hi: int | None = None
+
+    def explicit(self) -> tuple[object, ...]:
+        if self.values is not None:
+            return self.values
+        assert self.lo is not None and self.hi is not None
+        return tuple(range(self.lo, self.hi + 1))
+
+
+@dataclass(frozen=True)
+class Config:
+    """A family of games to explore: player counts, parameters, bounds, initial states."""
+
+    name: str
+    players: tuple[int, ...]
+    params: Mapping[str, int]
+    bounds: Mapping[str, tuple[int, int]]
+    init: Mapping[str, InitSpec]
+    seats: Mapping[int, Mapping[str, InitSpec]]
+    actions: tuple[str, ...] | None
+    max_states: int
+    loc: SourceLoc = field(compare=False, repr=False)
+    explore_players: tuple[int, ...] | None = None  # player counts explored explicitly (None: all)
+    cards: tuple[Mapping[str, InitSpec], ...] = ()  # the abstract cards: values of the card variables
+    card_names: tuple[str, ...] = ()
+    # A lexicographic ranking measure: every step of play but conceding decreases it (or ends
+    # the game), and it stays >= 0; Z3 proves it, and then no play can go on forever.
+    ranking: tuple[Expr, ...] = ()
+    # Explore one state per rotation of the seats, once Z3 proves the rules symmetric.
+    symmetry: bool = False
+    # The fewest players the configuration can be set up with: its seats (P2 needs 3
+    # players) and the seats its initial values name (a card controlled by seat 2).
+    min_players: int = 2
+
+    def explores(self, n: int) -> bool:
+        """Whether explicit exploration covers *n* players: a count the configuration lists for
+        exploration (``explore_players``, else ``players``). Z3 covers every count."""
+        return n in (self.players if self.explore_players is None else self.explore_players)
+
+    def describe_bounds(self) -> str:
+        parts = [f"{lo} <= {name} <= {hi}" for name, (lo, hi) in self.bounds.items()]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Model:
+    root: Path
+    vocab: Vocabulary
+    rules: tuple[Rule, ...]
+    properties: tuple[Property, ...]
+    configs: tuple[Config, ...]
+    warnings: tuple[Diagnostic, ...] = ()
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+    def transitions(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.is_transition)
+
+    def clauses(self, pred: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.defines == pred and r.kind == "clause")
+
+    def exceptions(self, pred: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.defines == pred and r.kind == "exception")
+
+    def property(self, prop_id: str) -> Property:
+        for p in self.properties:
+            if p.id == prop_id:
+                return p
+        raise KeyError(prop_id)
+
+    def cr_numbers(self) -> set[str]:
+        out: set[str] = set()
+        for r in self.rules:
+            out.add(r.id)
+            out.add(r.cr)
+            out.update(r.cites)
+        return out
+
+
+def graph_names(e: object) -> set[str]:
+    """The graph names an expression asks about ('next' for next(...))."""
+    return names(e) & (set(GRAPH_NAMES) | {"next"})
+
+
+def property_graph_names(prop: Property) -> set[str]:
+    """The graph names a property's premise and conclusion ask about."""
+    return graph_names(prop.when) | graph_names(prop.then)

@@ -1,0 +1,70 @@
+"""JSON writers: traces in the Informal Trace Format (ITF), readable without Endgame's model,
+and the run's results and scenario outcomes around them."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from verify.checking.trace import Trace
+from verify.checking.verdict import CheckResult, Verdict
+from verify.scenarios.simulate import Simulation
+
+__all__ = ["trace_itf", "results_json", "scenario_json"]
+
+
+def trace_itf(trace: Trace) -> dict[str, Any]:
+    """The trace in the Informal Trace Format: readable without Endgame's model."""
+    lay = trace.layout
+    states: list[dict[str, Any]] = []
+    for i, s in enumerate(trace.states):
+        meta: dict[str, Any] = {"index": i}
+        if i > 0:
+            step = trace.steps[i - 1]
+            meta.update({"rule": step.rule, "actor": step.actor, "card": (None if step.card is None else
+                                                                          lay.cards[step.card]), "kind": step.kind,
+                         "mandatory": step.mandatoriness, "because": list(step.because)})
+        states.append({"#meta": meta, **lay.as_dict(s)})
+    out: dict[str, Any] = {
+        "#meta": {"format": "ITF", "source": "endgame", "property": trace.property_id, "role": trace.role,
+                  "config": trace.config, "players": lay.n, "description": trace.message,
+                  "point": trace.point},
+        "vars": list(lay.names),
+        "states": states,
+    }
+    if trace.loop_start is not None:
+        out["loop"] = trace.loop_start
+    return out
+
+
+def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -> dict[str, Any]:
+    def engine(e: Any) -> dict[str, Any]:
+        d = {"engine": e.engine, "config": e.config, "players": e.players, "verdict": e.verdict.value,
+             "method": e.method, "seconds": round(e.seconds, 4)}
+        if e.trace is not None:
+            d["trace"] = trace_itf(e.trace)
+        if e.cti is not None:
+            d["cti"] = trace_itf(e.cti)
+        return d
+    results = list(results)
+    return {
+        "command": command,
+        "model": model_dir,
+        "verdict": max((r.verdict for r in results), key=lambda v: v.rank, default=Verdict.HOLDS).value,
+        "properties": [
+            {"id": r.property_id, "title": r.title, "protects": list(r.protects), "verdict": r.verdict.value,
+             "method": r.method, "seconds": round(r.seconds, 4),
+             "trace": trace_itf(r.trace) if r.trace is not None else None,
+             "witness": trace_itf(r.witness) if r.witness is not None else None,
+             "engines": [engine(e) for e in r.results]}
+            for r in results],
+    }
+
+
+def scenario_json(sim: Simulation) -> dict[str, Any]:
+    sc = sim.scenario
+    return {
+        "scenario": sc.path, "title": sc.title, "source": sc.source, "players": list(sc.players),
+        "expect": list(sc.expect) if sc.expect is not None else None, "as_expected": sim.as_expected,
+        "settled": sim.settled, "states": sim.states, "notes": sim.notes,
+        "outcomes": [{"label": o.label, "kind": o.kind, "decided_by": list(o.decided_by), "why": o.why,
+                      "trace": trace_itf(o.trace)} for o in sim.outcomes],
+    }

@@ -1,0 +1,105 @@
+"""Plain-text writers: traces as scripts, the verdict table, scenario outcomes."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from verify.checking.trace import Trace
+from verify.checking.verdict import CheckResult, Verdict
+from verify.output.steps import actor_name, changes_text, joined, loop_note, step_rows
+from verify.scenarios.simulate import Simulation, expect_text
+
+__all__ = ["trace_text", "result_line", "results_text", "scenario_text"]
+
+
+def trace_text(trace: Trace) -> str:
+    """A trace as a script: the start, one line per step, then what it shows.
+
+    Each step names the rule that fired, the acting player, whether the action
+    was mandatory or optional, and the variables it changed.
+    """
+    lay = trace.layout
+    lines = [f"{trace.role} for {trace.property_id} ({trace.config}, {lay.n} players, "
+             f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}):",
+             f"  start: {lay.show(trace.initial)}"]
+    for i, rule, who, mand, because, changes in step_rows(trace):
+        changed = joined(changes)
+        marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
+        by = f"  [by {because}]" if because else ""
+        lines.append(f"  step {i:>2}  [{rule}] {who}, {mand}: {changed}{by}{marker}")
+    if trace.loop_start is not None:
+        lines.append(f"  {loop_note(trace)}")
+    lines.append(f"  {trace.message}")
+    return "\n".join(lines)
+
+
+def result_line(r: CheckResult) -> str:
+    return (f"{r.property_id:<22} {', '.join(r.protects):<24} {r.verdict.value:<9} "
+            f"{r.seconds:6.2f}s  {r.method}")
+
+
+def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False) -> str:
+    results = list(results)
+    lines = [f"{'property':<22} {'protects':<24} {'verdict':<9} {'time':>7}  how"]
+    lines += [result_line(r) for r in results]
+    for r in results:
+        if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
+            lines += ["", trace_text(r.trace)]
+        if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS):
+            lines += ["", f"{r.property_id}: {r.verdict.value}: {r.method}"]
+        ctis = [e.cti for e in r.results if e.cti is not None]
+        if traces and r.verdict is Verdict.UNKNOWN and ctis:  # why Z3's induction failed: the first game's
+            lines += ["", trace_text(ctis[0])]
+            if len(ctis) > 1:
+                lines.append(f"  (and {len(ctis) - 1} more game(s): see the reports)")
+        if witnesses and r.witness is not None:
+            lines += ["", trace_text(r.witness)]
+    counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
+    lines += ["", "summary: " + ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])]
+    return "\n".join(lines)
+
+
+def _outcome_lines(sim: Simulation, index: int) -> list[str]:
+    o = sim.outcomes[index]
+    t, lay, events = o.trace, sim.layout, sim.scenario.events
+    lines = [f"outcome {index + 1} of {len(sim.outcomes)}: {o.label}"
+             + (f"  (decided by {o.decided_by[0]}" + (f"; {', '.join(o.decided_by[1:])}" if o.decided_by[1:] else "")
+                + ")" if o.decided_by else "")]
+    prev = t.initial
+    for i, step in enumerate(t.steps, 1):
+        if step.event is not None and step.part <= 0:
+            e = events[step.event]
+            lines.append(f"  event {e.number} (line {e.loc.line}): {e.text}" + (f"  -- {e.note}" if e.note else ""))
+        changes = changes_text(lay, prev, step.state)
+        by = f"  [by {', '.join(step.because)}]" if step.because else ""
+        lines.append(f"    step {i:>2}  [{step.rule}] {actor_name(step.actor, step.card, lay.cards)}, "
+                     f"{step.mandatoriness}: {changes}{by}")
+        prev = step.state
+    if o.loop:
+        lines.append(f"  the loop {o.decided_by[0]} saw: from the state before step {len(t.steps)}, "
+                     "these steps repeat with nobody able to stop them:")
+        prev = t.states[-2]
+        for j, step in enumerate(o.loop, 1):
+            changes = changes_text(lay, prev, step.state)
+            lines.append(f"    loop {j:>2}  [{step.rule}] {actor_name(step.actor, step.card, lay.cards)}, "
+                         f"{step.mandatoriness}: {changes}")
+            prev = step.state
+    lines.append(f"  end: {lay.show(t.final)}")
+    if o.why:
+        lines.append(f"  the search between events stopped at the bound of {o.why}; raise it in [scenario.bounds]")
+    return lines
+
+
+def scenario_text(sim: Simulation) -> str:
+    """Every outcome with its trace: events as headings, each step with its CR number."""
+    sc, lay = sim.scenario, sim.layout
+    lines = [f"scenario {sc.path}: {sc.title}", f"source: {sc.source}",
+             "players: " + ", ".join(f"P{p} = {name}" for p, name in enumerate(sc.players))
+             + (f"; cards: {', '.join(lay.cards)}" if lay.cards else ""),
+             f"start: {lay.show(sim.initial)}", ""]
+    for i in range(len(sim.outcomes)):
+        lines += _outcome_lines(sim, i) + [""]
+    lines += [f"note: {n}" for n in sim.notes]
+    lines.append(f"{len(sim.outcomes)} outcome{'s' if len(sim.outcomes) != 1 else ''}: "
+                 + "; ".join(sim.labels) + f"  ({sim.states:,} states explored)")
+    lines.append(expect_text(sim))
+    return "\n".join(lines)

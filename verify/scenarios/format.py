@@ -1,0 +1,529 @@
+"""Scenario files: one concrete game situation as data, read and checked against a model.
+
+A scenario file is data (TOML, parsed and never executed): the players and their
+counters, the abstract cards in play, and a sequence of events. Each event fires
+transition rules of the model with its number as the rule's parameter ("Alice
+draws 3" is rule 121.1/effect for Alice with draw_n = 3; damage to several
+players at once is one event made of one 119.3/lose part per player).
+
+Several keys in one event are one effect whose instructions are followed in order
+(608.2c), or at the same moment with ``at_once``; ``pass = N`` and ``next_turn``
+repeat 117.4 through the steps of the turn. :mod:`verify.scenarios.simulate` plays them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
+from verify.language.parser import parse_expr
+from verify.language.typecheck import Scope, TypeChecker
+from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
+from verify.model.types import Config, InitSpec, Model
+
+__all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "load_scenario", "norm_label", "ACTIVE"]
+
+# Where a scenario waits for its next event: a player would receive priority with an
+# empty stack (117.3); play that reaches 'over' (104.1) has ended.
+REST = "phase == priority and stack == 0"
+OVER = "phase == over"
+START_PHASE = "check"  # a scenario starts as a player would receive priority: state-based actions first (704.3)
+
+# Counters a scenario's players and cards start with unless the file says otherwise.
+PLAYER_DEFAULTS: Mapping[str, object] = {"life": 20, "library": 20}  # 103.4: a starting life total of 20
+CARD_DEFAULTS: Mapping[str, object] = {"in_play": True}  # the cards of a scenario are in play
+PARAM_DEFAULTS: Mapping[str, int] = {"draw_n": 1, "life_step": 1, "poison_step": 1, "poison_limit": 10,
+                                     "commander_step": 1, "commander_limit": 21}
+# Where the parts of one event wait for each other: the instructions of one effect are
+# followed in order (608.2c), each part's single draws and immediate wins happening before
+# the next part (121.2, 104.1), with no state-based check until the last part is done (704.3).
+BETWEEN_PARTS = "phase == check or phase == over"
+# An event marked at_once does all its parts at the same moment (104.3f: win and lose
+# simultaneously): their updates compose, and the game goes on in the most urgent phase any part
+# asks for: results settle first (104.1), then single draws (121.2), then state-based actions.
+AT_ONCE_URGENCY = ("settle", "draw", "check")
+CHOICES = ("603.5",)  # optional rules explored between events: taking a "may" (603.5)
+MARGIN = 40  # how far a counter may move from its starting values before the search gives up
+MAX_STATES = 200_000
+MAX_EVENTS = 200
+MAX_AMOUNT = 1000
+MAX_ROUNDS = 8  # passes one event may take: the steps of a turn, and the turns of departed players
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """What an event of one kind fires: a rule for one player (or a card), a rule for
+    each player at once, and the parameter its number sets."""
+
+    one: str | None
+    each: str | None
+    param: str | None
+    value: str  # 'count' (a number), 'player', 'card' or 'flag' (true)
+    text: str
+    by_controller: bool = True  # a card event is the card's controller's (else the active player's)
+    until: str = ""  # a 'flag' event repeats (up to MAX_ROUNDS) until this holds where play rests
+
+
+EVENT_KINDS: Mapping[str, EventKind] = {
+    "draw": EventKind("121.1/effect", "121.2c/effect", "draw_n", "count", "{who} draw{s} {n}"),
+    "lose_life": EventKind("119.3/lose", "119.3/each", "life_step", "count", "{who} lose{s} {n} life"),
+    "damage": EventKind("119.3/lose", "119.3/each", "life_step", "count",
+                        "{n} damage to {who}, which loses that much life (120.3a)"),
+    "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
+    "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
+    "commander_damage": EventKind("903.10a/damage", None, "commander_step", "count",
+                                  "a commander deals {n} combat damage to {who}"),
+    "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
+    "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
+    "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
+    "draw_game": EventKind(None, "104.4c/effect", None, "flag", "an effect says the game is a draw"),
+    "activate": EventKind("602.2", None, None, "card", "{who} activates {card}"),
+    "exile": EventKind("701.13/effect", None, None, "card", "an effect exiles {card}", by_controller=False),
+    "pass": EventKind(None, "117.4", None, "times",
+                      "all players pass with an empty stack: the step ends and the next begins ({n} time{s})"),
+    "next_turn": EventKind(None, "117.4", None, "flag",
+                           "all players pass with an empty stack until the next player's main phase",
+                           until="step == main"),
+}
+ACTIVE = -1  # a part's actor: whoever is the active player when the event happens
+
+
+@dataclass(frozen=True)
+class Part:
+    """One rule instance an event fires: rule, actor (or ACTIVE), card and parameters."""
+
+    rule: str
+    actor: int | None
+    card: int | None
+    params: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Event:
+    number: int  # 1-based, in file order
+    kind: str
+    text: str
+    parts: tuple[Part, ...]
+    loc: SourceLoc
+    note: str = ""
+    at_once: bool = False  # all parts at the same moment, not one after another
+    repeat: int = 1  # how many times the event happens, the model playing on in between
+    until: str = ""  # or: it happens again (up to *repeat* times) until this holds where play rests
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: str
+    title: str
+    source: str
+    players: tuple[str, ...]
+    config: Config
+    events: tuple[Event, ...]
+    expect: tuple[str, ...] | None
+    loc: SourceLoc
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+def norm_label(label: str) -> str:
+    return re.sub(r" wins$", " win", " ".join(label.lower().split()))
+
+
+def _bad_label(label: str, players: tuple[str, ...]) -> str | None:
+    """Why *label* can never be an outcome of a game between *players* (None if it can)."""
+    text = " ".join(label.split())
+    names = r"(\w+)(?:, (\w+))*(?: and (\w+))?"
+    forms = ["draw", "game goes on", rf"game goes on \({names} lost\)", rf"{names} wins?",
+             rf"everyone lost \({names}\), the game never ended", "game over, nobody wins"]
+    for form in forms:
+        m = re.fullmatch(form, text, re.I)
+        if m:
+            unknown = [g for g in m.groups() if g and g not in players]
+            if unknown:
+                return (f"the expected outcome {label!r} names {unknown[0]!r}, who is not a player"
+                        f"{suggest(unknown[0], players)}")
+            return None
+    return (f"{label!r} is not an outcome: write \"draw\", \"game goes on\", \"game goes on (Bob lost)\" "
+            f"or \"Alice wins\"")
+
+
+# -- loading -------------------------------------------------------------------------
+
+class _ScenarioLoader(_Loader):
+    """Reads one scenario file against a model; collects every problem."""
+
+    def __init__(self, path: Path, model: Model):
+        super().__init__(path.parent)
+        self.model = model
+        self.vocab = model.vocab
+        self.f = _File(path, self.display(path), self.diags)
+
+    def load(self) -> Scenario | None:
+        f = self.f
+        if not f.ok:
+            return None
+        self.keys(f, f.data, {"scenario": dict, "player": list, "card": list, "event": list}, ("scenario", "player"),
+                  (), "a scenario file")
+        head = f.data.get("scenario")
+        if not isinstance(head, dict) or not isinstance(f.data.get("player"), list):
+            return None
+        self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
+                            "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool},
+                  ("title", "source"), ("scenario",), "[scenario]")
+        players = self.players(f.data["player"])
+        if players is None:
+            return None
+        names = tuple(p[0] for p in players)
+        cards = self.cards(f.data.get("card", []), names)
+        card_names = tuple(c[0] for c in cards)
+        params = self.params(head.get("params", {}))
+        active = self.player_ref(head.get("active", names[0]), names, ("scenario", "active"))
+        events = self.events(f.data.get("event", []), names, card_names, cards)
+        expect = head.get("expect")
+        if isinstance(expect, str):
+            expect = [expect]
+        if not isinstance(expect, (list, type(None))):
+            expect = None  # reported by keys()
+        elif expect is not None and not (expect and all(isinstance(x, str) and x.strip() for x in expect)):
+            self.err(f.loc("scenario", "expect"), "type",
+                     "'expect' is an outcome such as \"Alice wins\", \"draw\" or \"game goes on\", or a list of them")
+        if expect is not None:
+            for k, label in enumerate(expect):
+                why = _bad_label(label, names) if isinstance(label, str) else None
+                if why:
+                    self.err(f.loc("scenario", "expect", k) if isinstance(head.get("expect"), list)
+                             else f.loc("scenario", "expect"), "expect", why)
+        choices = head.get("choices", list(CHOICES))
+        optional = [r.id for r in self.model.rules if r.kind in ("optional", "concession")]
+        for c in choices:
+            if c not in optional:
+                self.err(f.loc("scenario", "choices"), "rule",
+                         f"'{c}' is not an optional rule or a concession of the model{suggest(str(c), optional)}")
+        max_states = head.get("max_states", MAX_STATES)
+        if isinstance(max_states, int) and not 1 <= max_states <= 5_000_000:
+            self.err(f.loc("scenario", "max_states"), "bounds", "max_states must be between 1 and 5,000,000")
+        self.check_rest()
+        if self.diags or active is None:
+            return None
+        seats = {p: spec for p, (_, spec) in enumerate(players)}
+        card_specs = tuple(spec for _, spec in cards)
+        init: dict[str, InitSpec] = {"phase": InitSpec(values=(START_PHASE,)), "active": InitSpec(values=(active,))}
+        for key in ("step", "first_turn"):  # where in the turn the situation is (500.1, 103.8a)
+            if key in head:
+                spec = self.value(("scenario", key), key, head[key], ())
+                if spec is not None:
+                    init[key] = spec
+        amount = max((max(part.params.values(), default=0) for e in events for part in e.parts), default=0)
+        bounds = self.bounds(head.get("bounds", {}), seats, card_specs, init, MARGIN + amount)
+        if self.diags:
+            return None
+        config = Config(f"scenario:{Path(f.display).stem}", (len(names),), params, bounds, init, seats,
+                        tuple(choices), max_states, f.loc("scenario"), None, card_specs, card_names)
+        return Scenario(f.display, head["title"], head["source"], names, config, tuple(events),
+                        tuple(x.strip() for x in expect) if expect is not None else None, f.loc("scenario"))
+
+    # -- parts of the file ----------------------------------------------------------
+    def players(self, tables: list[Any]) -> list[tuple[str, dict[str, InitSpec]]] | None:
+        f = self.f
+        if not 2 <= len(tables) <= MAX_PLAYERS:
+            self.err(f.loc("player", 0), "bounds", f"a scenario has 2 to {MAX_PLAYERS} [[player]] tables, "
+                                                f"not {len(tables)}")
+            return None
+        out: list[tuple[str, dict[str, InitSpec]]] = []
+        known = [v.name for v in self.vocab.player_vars()]
+        for i, table in enumerate(tables):
+            at: tuple[object, ...] = ("player", i)
+            if not isinstance(table, dict):
+                self.err(f.loc(*at), "type", "each [[player]] is a table")
+                continue
+            name = table.get("name")
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                self.err(f.loc(*at), "key", "each [[player]] needs a 'name' such as \"Alice\"")
+                name = f"P{i}"
+            elif name in (n for n, _ in out) or re.fullmatch(r"P\d+", name) and name != f"P{i}":
+                self.err(f.loc(*at, "name"), "duplicate", f"the player name '{name}' is taken")
+            values: dict[str, InitSpec] = {}
+            for key, default in PLAYER_DEFAULTS.items():
+                if key in self.vocab.vars:
+                    values[key] = InitSpec(values=(default,))
+            for key, value in table.items():
+                if key == "name":
+                    continue
+                if key not in known:
+                    self.err(f.loc(*at, key), "name", f"'{key}' is not a player variable{suggest(key, known)}")
+                    continue
+                spec = self.value(at + (key,), key, value, ())
+                if spec is not None:
+                    values[key] = spec
+            out.append((name, values))
+        return out if len(out) == len(tables) else None
+
+    def cards(self, tables: Any, players: tuple[str, ...]) -> list[tuple[str, dict[str, InitSpec]]]:
+        f = self.f
+        if not isinstance(tables, list):
+            return []
+        names = self.card_names(f, (), tables)
+        if len(tables) > MAX_CARDS:
+            return []
+        known = [v.name for v in self.vocab.card_vars()]
+        out = []
+        for c, table in enumerate(tables):
+            at: tuple[object, ...] = ("card", c)
+            values: dict[str, InitSpec] = {k: InitSpec(values=(v,)) for k, v in CARD_DEFAULTS.items()
+                                           if k in self.vocab.vars}
+            for key, value in (table.items() if isinstance(table, dict) else ()):
+                if key == "name":
+                    continue
+                if key not in known:
+                    self.err(f.loc(*at, key), "name", f"'{key}' is not a card variable{suggest(key, known)}")
+                    continue
+                if self.vocab.vars[key].type == "player":
+                    ref = self.player_ref(value, players, at + (key,))
+                    if ref is None:
+                        continue
+                    value = ref
+                spec = self.value(at + (key,), key, value, names)
+                if spec is not None:
+                    values[key] = spec
+            if "owner" in self.vocab.vars and "owner" not in values and "controller" in values:
+                values["owner"] = values["controller"]  # a card is its controller's unless it was stolen
+            out.append((names[c], values))
+        return out
+
+    def value(self, at: tuple[object, ...], name: str, value: Any, card_names: tuple[str, ...]) -> InitSpec | None:
+        """One starting value: a scenario is one situation, so no ranges and no alternatives."""
+        if isinstance(value, list):
+            self.err(self.f.loc(*at), "type", f"'{name}' takes one value: a scenario is one game situation")
+            return None
+        spec = self.init_spec(self.f, at, name, value, self.vocab, {}, card_names)
+        if spec is not None and isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_AMOUNT:
+            self.err(self.f.loc(*at), "bounds", f"'{name}' = {value} is too large (at most {MAX_AMOUNT})")
+            return None
+        return spec
+
+    def player_ref(self, value: Any, players: tuple[str, ...], at: tuple[object, ...]) -> int | None:
+        if isinstance(value, str):
+            if value in players:
+                return players.index(value)
+            m = re.fullmatch(r"P(\d+)", value)
+            if m and int(m.group(1)) < len(players):
+                return int(m.group(1))
+        self.err(self.f.loc(*at), "name", f"{value!r} is not a player of this scenario"
+                                          f"{suggest(str(value), players)} (players: {', '.join(players)})")
+        return None
+
+    def params(self, table: Any) -> dict[str, int]:
+        out = {k: v for k, v in PARAM_DEFAULTS.items() if k in self.vocab.params}
+        for name, value in (table.items() if isinstance(table, dict) else ()):
+            decl = self.vocab.params.get(name)
+            if decl is None:
+                self.err(self.f.loc("scenario", "params", name), "name",
+                         f"unknown parameter '{name}'{suggest(name, self.vocab.params)}")
+            elif not isinstance(value, int) or isinstance(value, bool) or not (decl.min or 0) <= value <= MAX_AMOUNT:
+                self.err(self.f.loc("scenario", "params", name), "type",
+                         f"parameter '{name}' must be an integer from {decl.min or 0} to {MAX_AMOUNT}")
+            else:
+                out[name] = value
+        for name in self.vocab.params:
+            if name not in out:
+                self.err(self.f.loc("scenario"), "missing", f"[scenario.params] sets no value for '{name}'")
+        return out
+
+    def events(self, tables: Any, players: tuple[str, ...], card_names: tuple[str, ...],
+               cards: list[tuple[str, dict[str, InitSpec]]]) -> list[Event]:
+        f = self.f
+        out: list[Event] = []
+        if not isinstance(tables, list):
+            return out
+        if len(tables) > MAX_EVENTS:
+            self.err(f.loc("event"), "bounds", f"{len(tables)} events; a scenario may have at most {MAX_EVENTS}")
+            return out
+        for i, table in enumerate(tables):
+            at: tuple[object, ...] = ("event", i)
+            if not isinstance(table, dict):
+                self.err(f.loc(*at), "type", "each [[event]] is a table")
+                continue
+            kinds = [k for k in table if k in EVENT_KINDS]
+            modifiers = ("player", "each", "note", "at_once")
+            extra = [k for k in table if k not in EVENT_KINDS and k not in modifiers]
+            for k in extra:
+                self.err(f.loc(*at, k), "key", f"unknown key '{k}' in an event"
+                                               f"{suggest(k, list(EVENT_KINDS) + list(modifiers))}")
+            if not kinds:
+                if not extra:
+                    self.err(f.loc(*at), "event", "an event needs one of: " + ", ".join(EVENT_KINDS))
+                continue
+            event = self.event(i, table, kinds, players, card_names, cards)
+            if event is not None:
+                out.append(event)
+        return out
+
+    def event(self, i: int, table: dict[str, Any], kinds: list[str], players: tuple[str, ...],
+              card_names: tuple[str, ...], cards: list[tuple[str, dict[str, InitSpec]]]) -> Event | None:
+        """One event: each kind it names, in file order, as one effect (no state-based check between)."""
+        f = self.f
+        at: tuple[object, ...] = ("event", i)
+        note = table.get("note", "")
+        if not isinstance(note, str):
+            self.err(f.loc(*at, "note"), "type", "'note' is a string")
+        each = table.get("each", False)
+        if not isinstance(each, bool):
+            self.err(f.loc(*at, "each"), "type", "'each' is true or false")
+            return None
+        parts: list[Part] = []
+        texts: list[str] = []
+        for kind in kinds:
+            got = self.event_part(at, table, kind, each, players, card_names, cards)
+            if got is None:
+                return None
+            parts += got[0]
+            texts.append(got[1])
+        at_once = table.get("at_once", False)
+        if not isinstance(at_once, bool):
+            self.err(f.loc(*at, "at_once"), "type", "'at_once' is true or false")
+            return None
+        if any(p is None for p in parts):
+            return None
+        repeat, until = 1, ""
+        for kind in kinds:
+            spec = EVENT_KINDS[kind]
+            if spec.value == "times" or spec.until:
+                if len(kinds) > 1:
+                    self.err(f.loc(*at, kind), "event", f"'{kind}' is an event of its own: put it in its own [[event]]")
+                    return None
+                repeat, until = (table[kind], "") if spec.value == "times" else (MAX_ROUNDS, spec.until)
+                if until:
+                    self.check_expr(until)
+        return Event(i + 1, "+".join(kinds), (" and at the same moment " if at_once else ", then ").join(texts),
+                     tuple(parts), f.loc(*at), note if isinstance(note, str) else "", at_once, repeat, until)
+
+    def event_part(self, at: tuple[object, ...], table: dict[str, Any], kind: str, each: bool,
+                   players: tuple[str, ...], card_names: tuple[str, ...],
+                   cards: list[tuple[str, dict[str, InitSpec]]]) -> tuple[list[Part], str] | None:
+        f, spec = self.f, EVENT_KINDS[kind]
+        value = table[kind]
+        parts: list[Part] = []
+        if spec.value == "count":
+            if isinstance(value, dict):  # { Alice = 2, Bob = 3 }: several players (player/each are for the others)
+                for who, n in value.items():
+                    p = self.player_ref(who, players, at + (kind, who))
+                    if p is None or not self.amount(at + (kind, who), n):
+                        return None
+                    parts.append(self.part(spec.one, p, None, spec.param, n, at))
+                return parts, " and ".join(spec.text.format(who=w, s="s", n=n, card="") for w, n in value.items())
+            if not self.amount(at + (kind,), value):
+                return None
+            if each:
+                if spec.each is None:
+                    self.err(f.loc(*at, "each"), "event", f"'{kind}' happens to one player at a time; "
+                                                          "name them in a table, e.g. { Alice = 1, Bob = 1 }")
+                    return None
+                return [self.part(spec.each, ACTIVE, None, spec.param, value, at)], \
+                    spec.text.format(who="each player", s="s", n=value, card="")
+            if "player" not in table:
+                self.err(f.loc(*at), "event", f"'{kind}' needs 'player = \"...\"' or 'each = true'")
+                return None
+            p = self.player_ref(table["player"], players, at + ("player",))
+            if p is None:
+                return None
+            return [self.part(spec.one, p, None, spec.param, value, at)], \
+                spec.text.format(who=players[p], s="s", n=value, card="")
+        if spec.value == "times":
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4 * MAX_ROUNDS:
+                self.err(f.loc(*at, kind), "type", f"'{kind}' takes how many times: 1 to {4 * MAX_ROUNDS}")
+                return None
+            return [self.part(spec.each, ACTIVE, None, None, 0, at)], spec.text.format(n=value, s="s" if value > 1 else "")
+        if spec.value == "player":
+            p = self.player_ref(value, players, at + (kind,))
+            if p is None:
+                return None
+            return [self.part(spec.one, p, None, None, 0, at)], spec.text.format(who=players[p], s="s", n="", card="")
+        if spec.value == "card":
+            if value not in card_names:
+                self.err(f.loc(*at, kind), "name", f"{value!r} is not a card of this scenario"
+                                                   f"{suggest(str(value), card_names)}")
+                return None
+            c = card_names.index(value)
+            ctl = cards[c][1].get("controller")
+            p = int(ctl.values[0]) if ctl is not None and ctl.values else 0  # type: ignore[call-overload]
+            return ([self.part(spec.one, p if spec.by_controller else ACTIVE, c, None, 0, at)],
+                    spec.text.format(who=players[p], card=value, s="s", n=""))
+        if value is not True:
+            self.err(f.loc(*at, kind), "type", f"write '{kind} = true'")
+            return None
+        return [self.part(spec.each, ACTIVE, None, None, 0, at)], spec.text
+
+    def amount(self, at: tuple[object, ...], n: Any) -> bool:
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_AMOUNT:
+            self.err(self.f.loc(*at), "type", f"the amount must be a whole number from 0 to {MAX_AMOUNT}")
+            return False
+        return True
+
+    def part(self, rule_id: str | None, actor: int, card: int | None, param: str | None, n: int,
+             at: tuple[object, ...]) -> Part:
+        try:
+            rule = self.model.rule(rule_id or "")
+        except KeyError:
+            self.err(self.f.loc(*at), "rule", f"this event fires rule {rule_id}, which the model at "
+                                              f"{self.model.root} does not have")
+            return None  # type: ignore[return-value]
+        params = {param: n} if param else {}
+        return Part(rule.id, actor if rule.actor else None, card if rule.card else None, params)
+
+    def bounds(self, table: Any, seats: dict[int, dict[str, InitSpec]], cards: tuple[dict[str, InitSpec], ...],
+               init: dict[str, InitSpec], margin: int) -> dict[str, tuple[int, int]]:
+        """Bounds for the search between events: each counter within *margin* of its starting values."""
+        out: dict[str, tuple[int, int]] = {}
+        for v in self.vocab.vars.values():
+            if v.fixed or v.type != "int":
+                continue
+            starts: list[int] = []
+            specs = ([s.get(v.name) for s in seats.values()] if v.scope == "player" else
+                     [c.get(v.name) for c in cards] if v.scope == "card" else [init.get(v.name)])
+            for s in specs:
+                starts += [int(x) for x in (s.explicit() if s is not None else (0,))]  # type: ignore[call-overload]
+            lo, hi = min(starts, default=0) - margin, max(starts, default=0) + margin
+            if v.min is not None:
+                lo = max(lo, v.min)
+            out[v.name] = (lo, hi)
+        for name, rng in (table.items() if isinstance(table, dict) else ()):
+            at = ("scenario", "bounds", name)
+            if name not in out:
+                self.err(self.f.loc(*at), "name", f"'{name}' is not a counter of the model{suggest(name, out)}")
+            elif (not isinstance(rng, list) or len(rng) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                                       for x in rng) or rng[0] > rng[1]):
+                self.err(self.f.loc(*at), "type", f"the bound of '{name}' must be [low, high]")
+            else:
+                out[name] = (rng[0], rng[1])
+        return out
+
+    def check_expr(self, text: str) -> None:
+        """An expression the scenario engine evaluates must make sense in the model."""
+        TypeChecker(self.vocab, self.diags).check_expr(parse_expr(text, SourceLoc(str(self.model.root))), Scope())
+
+    def check_rest(self) -> None:
+        """The model must have the names a scenario waits on (REST, OVER, START_PHASE)."""
+        for text in (REST, OVER, BETWEEN_PARTS):
+            self.check_expr(text)
+        if START_PHASE not in self.vocab.enums.get("phase", ()):
+            self.err(SourceLoc(str(self.model.root)), "name", f"the model has no phase '{START_PHASE}'")
+
+
+def load_scenario(path: Path | str, model: Model) -> Scenario:
+    """Read and check a scenario file; raise :class:`ScenarioError` listing every problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError([Diagnostic(SourceLoc(str(p)), "missing", "no such scenario file")])
+    loader = _ScenarioLoader(p, model)
+    scenario = loader.load()
+    if scenario is None or loader.diags:
+        if not loader.diags:
+            loader.err(loader.f.loc(), "missing", "a scenario needs a [scenario] table and [[player]] tables")
+        raise ScenarioError(loader.diags)
+    return scenario
+
+

@@ -1,0 +1,384 @@
+"""Scenarios played through the model's own rules: every outcome, each with one shortest trace.
+
+Between events the model plays on by itself: mandatory rules, state-based actions,
+triggers, the stack and the loop rule, every object on the stack resolving in
+turn, until a player would receive priority with an empty stack or the game is
+over. Where that leaves choices open (the order of simultaneous triggers, each
+"may", conceding when the scenario lists it), every choice is explored, so a
+scenario can have several outcomes; each comes with one shortest trace, replayed
+through the semantics before it is shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import networkx as nx
+
+from verify.checking.properties import explain
+from verify.checking.trace import ReplayMismatch, Step, Trace
+from verify.explicit.evaluate import Compiler, GraphOracle, Instance, instances
+from verify.explicit.explore import StateGraph, cyclic_components, explore
+from verify.explicit.loops import PlayGraph
+from verify.language.parser import parse_expr
+from verify.model.state import Layout, State, initial_states
+from verify.model.types import Model, mandatoriness
+from verify.scenarios.format import ACTIVE, AT_ONCE_URGENCY, BETWEEN_PARTS, OVER, REST, Event, Scenario, norm_label
+
+__all__ = ["Outcome", "Simulation", "simulate", "replay_outcome", "expect_text"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One way the scenario ends: a label such as 'Alice wins', 'draw' or 'game goes on'."""
+
+    label: str
+    kind: str  # 'win', 'draw', 'goes on', 'over', 'unknown' or 'stuck'
+    trace: Trace
+    decided_by: tuple[str, ...]  # the rule of the last step, then the clauses that decided it
+    why: str = ""  # for unknown: the bound reached
+    # For a draw by the loop rule: the steps that repeat, from the state before the last step.
+    loop: tuple[Step, ...] = ()
+
+
+@dataclass
+class Simulation:
+    scenario: Scenario
+    layout: Layout
+    outcomes: tuple[Outcome, ...]
+    notes: list[str]
+    states: int
+    graph: nx.DiGraph = field(repr=False)
+    initial: State = ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(o.label for o in self.outcomes)
+
+    @property
+    def settled(self) -> bool:
+        """Every outcome is known: no bound was reached and play never got stuck."""
+        return all(o.kind not in ("unknown", "stuck") for o in self.outcomes)
+
+    @property
+    def as_expected(self) -> bool | None:
+        """None without an expectation; else whether the outcomes are exactly the expected ones."""
+        if self.scenario.expect is None:
+            return None
+        return {norm_label(x) for x in self.scenario.expect} == {norm_label(o.label) for o in self.outcomes}
+
+
+# -- playing -------------------------------------------------------------------------
+
+class _Player:
+    """The compiled pieces one simulation needs."""
+
+    def __init__(self, model: Model, scenario: Scenario):
+        self.model, self.scenario = model, scenario
+        config = scenario.config
+        self.layout = Layout.for_config(model.vocab, scenario.n, config)
+        # Between events only the scenario's choices are taken: its optional rules, and conceding
+        # only when it lists the concession rule (DESIGN §3).
+        self.settle_model = replace(model, rules=tuple(r for r in model.rules if r.kind != "concession"
+                                                       or r.id in (config.actions or ())))
+        self.compiler = Compiler(model, self.layout, config.params)
+        self.rest = self.compiler.expr(parse_expr(REST))
+        self.over = self.compiler.expr(parse_expr(OVER))
+        self.settle_insts = instances(self.settle_model, self.layout, config.params, bounds=config.bounds,
+                                      actions=config.actions, compiler=self.compiler)
+        # The play graph of the search each state was found in: rules that ask about loops
+        # (104.4b) are replayed and explained against it.
+        self.oracles: dict[State, GraphOracle] = {}
+        self.by_key = {i.key: i for i in self.settle_insts}
+        self.parts: dict[tuple[int, int, int | None], Instance] = {}
+        self.active_slot = self.layout.base["active"]
+        self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
+        self._until: dict[str, Any] = {}
+
+    def until(self, event: Event, s: State) -> bool:
+        """Whether a repeating event is done where play rests at *s*."""
+        if event.until not in self._until:
+            self._until[event.until] = self.compiler.expr(parse_expr(event.until))
+        return bool(self._until[event.until](s, None))
+
+    def out_of_bounds(self, s: State) -> list[str]:
+        """The counters of *s* outside the bounds of the search between events."""
+        bounds = self.scenario.config.bounds
+        return sorted({self.layout.var_of(k) for k, v in enumerate(s) if self.layout.var_of(k) in bounds
+                       and not bounds[self.layout.var_of(k)][0] <= v <= bounds[self.layout.var_of(k)][1]})
+
+    def part_instance(self, event: Event, k: int, actor: int | None) -> Instance:
+        """The instance of part *k* of *event* for *actor*, compiled with the event's parameters."""
+        key = (event.number, k, actor)
+        if key not in self.parts:
+            part = event.parts[k]
+            params = {**self.scenario.config.params, **part.params}
+            rule = self.model.rule(part.rule)
+            only = replace(self.model, rules=tuple(r for r in self.model.rules if not r.is_transition or r is rule))
+            found = [i for i in instances(only, self.layout, params)
+                     if i.actor == actor and i.card == part.card]
+            if not found:  # the guard is false for this actor whatever the state
+                self.parts[key] = Instance(-1, rule, actor, lambda s, t: False, (), (), (), part.card)
+            else:
+                self.parts[key] = found[0]
+        return self.parts[key]
+
+    def fire(self, event: Event, s: State) -> tuple[Instance, ...] | None:
+        """The instances of *event*'s parts from *s*, or None where one of its rules does not apply
+        (every part's guard is evaluated where the event happens)."""
+        insts = []
+        for k, part in enumerate(event.parts):
+            actor = s[self.active_slot] if part.actor == ACTIVE else part.actor
+            inst = self.part_instance(event, k, actor)
+            if not inst.guard(s, None):
+                return None
+            insts.append(inst)
+        return tuple(insts)
+
+    def at_once(self, insts: tuple[Instance, ...], x: State) -> State:
+        """Every part's update at the same moment, in the most urgent phase any part asks for."""
+        t = x
+        for inst in insts:
+            t = inst.apply(t)
+        slot = self.layout.base["phase"]
+        asked = {inst.apply(x)[slot] for inst in insts}
+        urgent = [self.layout.codes[p] for p in AT_ONCE_URGENCY if self.layout.codes[p] in asked]
+        return t[:slot] + (urgent[0],) + t[slot + 1:] if urgent else t
+
+
+def simulate(model: Model, scenario: Scenario) -> Simulation:
+    """Play *scenario* through *model*; every outcome, one shortest replayed trace each."""
+    run = _Player(model, scenario)
+    layout, config = run.layout, scenario.config
+    init = next(initial_states(layout, config))
+    graph = nx.DiGraph()
+    graph.add_node(init, start=True)
+    notes: list[str] = []
+    explored = 0
+    ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
+
+    def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest) -> dict[State, tuple[Step, ...]]:
+        """Play on from *starts* by the model's own steps to where *stop* (or the game's end) holds."""
+        nonlocal explored
+        origin: dict[State, tuple[Step, ...]] = {}
+        for t, path in starts:
+            if t not in origin or len(path) < len(origin[t]):
+                origin[t] = path
+        g = explore(run.settle_model, config, scenario.n, initial=list(origin),
+                    stop=lambda s: bool(stop(s, None)))
+        explored += len(g.states)
+        if g.oracle is not None:
+            for st in g.states:
+                run.oracles.setdefault(st, g.oracle)
+        for a, b, k in g.edges():
+            inst = g.instances[k]
+            graph.add_edge(g.states[a], g.states[b], rule=inst.rule.id, actor=inst.actor, card=inst.card,
+                           kind=mandatoriness(inst.rule.kind))
+        deg = g.out_degree()
+        out: dict[State, tuple[Step, ...]] = {}
+        for node, s in enumerate(g.states):
+            if stop(s, None) or run.over(s, None):
+                out[s] = _path(g, node, origin)
+            elif g.cut[node]:
+                why = ", ".join(sorted(g.cut_vars)) or "states"
+                label = f"unknown (a bound was reached: {why})" if g.cut_vars else "unknown (state limit reached)"
+                _keep(ended, label, "unknown", _path(g, node, origin), why)
+            elif deg[node] == 0:
+                _keep(ended, "stuck (no rule applies)", "stuck", _path(g, node, origin), "")
+        on_loops = set(g.oracle.components(mandatory=True)) if isinstance(g.oracle, PlayGraph) else set()
+        for comp in cyclic_components(g):
+            if comp & on_loops:  # the loop rule sees a mandatory loop here; 104.4b decides
+                continue
+            optional = sorted({(g.instances[k].rule.id, g.instances[k].actor) for a, b, k in g.edges()
+                               if a in comp and b in comp and g.instances[k].rule.kind == "optional"})
+            if optional:
+                who = ", ".join(f"{rule} by {scenario.players[a] if a is not None else 'the game'}"
+                                for rule, a in optional)
+                notes.append(f"play can repeat on a loop that contains an optional action ({who}): not a draw "
+                             "(104.4b); the player who takes it chooses how often (732.2a)")
+        return out
+
+    def record(event: Event, s: State, path: tuple[Step, ...], step: Step) -> list[tuple[State, tuple[Step, ...]]]:
+        """An event's step from *s*: into the graph, and on (or, outside the bounds, an unknown outcome)."""
+        graph.add_edge(s, step.state, rule=step.rule, actor=step.actor, card=step.card, kind="event",
+                       event=event.number)
+        far = run.out_of_bounds(step.state)
+        if far:
+            _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,), ", ".join(far))
+            return []
+        return [(step.state, path + (step,))]
+
+    def happen(event: Event, frontier: dict[State, tuple[Step, ...]]
+             ) -> tuple[dict[State, tuple[Step, ...]], list[tuple[State, tuple[Step, ...]]], int]:
+        """Event *event* once from each state of *frontier*: (states it left alone, where it
+        led before the model plays on, how many states it could not happen in)."""
+        starts: list[tuple[State, tuple[Step, ...]]] = []
+        kept: dict[State, tuple[Step, ...]] = {}
+        skipped = 0
+        for s, path in frontier.items():
+            if run.over(s, None):
+                kept[s] = path
+                continue
+            insts = run.fire(event, s)
+            if insts is None:
+                kept[s] = path
+                skipped += 1
+                continue
+            if event.at_once:
+                t = run.at_once(insts, s)
+                step = Step("+".join(i.rule.id for i in insts), insts[0].actor if len({i.actor for i in insts}) == 1
+                            else None, "event", t, (), insts[0].card, event=event.number - 1, part=-1)
+                starts += record(event, s, path, step)
+                continue
+            stage = {s: path}
+            for k, inst in enumerate(insts):
+                after: list[tuple[State, tuple[Step, ...]]] = []
+                for x, xpath in stage.items():
+                    if run.over(x, None):  # an earlier part ended the game: the rest never happens
+                        starts.append((x, xpath))
+                        continue
+                    step = Step(inst.rule.id, inst.actor, "event", inst.apply(x), (), inst.card,
+                                event=event.number - 1, part=k)
+                    after += record(event, x, xpath, step)
+                if k == len(insts) - 1:
+                    starts += after
+                else:  # this part's draws and immediate results, then the next part
+                    stage = settle(after, run.between) if after else {}
+        return kept, starts, skipped
+
+    frontier = settle([(init, ())])
+    for event in scenario.events:
+        todo: dict[State, tuple[Step, ...]] = frontier
+        done: dict[State, tuple[Step, ...]] = {}
+        skipped = 0
+        for round_ in range(event.repeat):  # 'pass = 3': three times; 'next_turn': until the next main phase
+            kept, starts, missed = happen(event, todo)
+            skipped += missed if round_ == 0 else 0
+            for s, path in kept.items():
+                _merge(done, s, path)
+            todo = {}
+            for s, path in (settle(starts) if starts else {}).items():
+                if run.over(s, None) or round_ == event.repeat - 1 or (event.until and run.until(event, s)):
+                    _merge(done, s, path)
+                else:
+                    todo[s] = path
+            if not todo:
+                break
+        if skipped:
+            live = sum(1 for s in frontier if not run.over(s, None))
+            notes.append(f"event {event.number} ({event.loc}) did not happen in {skipped} of {live} situations: "
+                         "its rule does not apply there (e.g. the player has left the game)")
+        frontier = done
+
+    finals: dict[str, tuple[str, tuple[Step, ...], str]] = {}
+    for s, path in frontier.items():
+        label, kind = _label(run, s)
+        _keep(finals, label, kind, path, "")
+    finals.update(ended)
+    outcomes = []
+    for label in sorted(finals):
+        kind, path, why = finals[label]
+        trace = _trace(run, scenario, init, path, label)
+        replay_outcome(run, trace)
+        last = trace.steps[-1] if trace.steps else None
+        decided = (last.rule,) + last.because if last is not None else ()
+        outcomes.append(Outcome(label, kind, trace, decided, why, _loop(run, trace)))
+        graph.add_node(trace.final, outcome=label)
+    return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
+
+
+def _merge(table: dict[State, tuple[Step, ...]], s: State, path: tuple[Step, ...]) -> None:
+    if s not in table or len(path) < len(table[s]):
+        table[s] = path
+
+
+def _keep(table: dict[str, tuple[str, tuple[Step, ...], str]], label: str, kind: str, path: tuple[Step, ...],
+          why: str) -> None:
+    if label not in table or len(path) < len(table[label][1]):
+        table[label] = (kind, path, why)
+
+
+def _path(g: StateGraph, node: int, origin: Mapping[State, tuple[Step, ...]]) -> tuple[Step, ...]:
+    chain = g.path_to(node)
+    steps = list(origin[g.states[chain[0][0]]])
+    for nd, k in chain[1:]:
+        inst = g.instances[k]
+        steps.append(Step(inst.rule.id, inst.actor, inst.rule.kind, g.states[nd], (), inst.card))
+    return tuple(steps)
+
+
+def _label(run: _Player, s: State) -> tuple[str, str]:
+    lay, names = run.layout, run.scenario.players
+    status = [lay.show_value(lay.base["status"] + p, s[lay.base["status"] + p]) for p in range(lay.n)]
+    won = [names[p] for p in range(lay.n) if status[p] == "won"]
+    lost = [names[p] for p in range(lay.n) if status[p] == "lost"]
+    if run.over(s, None):
+        if won:
+            return (f"{' and '.join(won)} win{'s' if len(won) == 1 else ''}", "win")
+        if "drawn" in status:
+            return ("draw", "draw")
+        return ("game over, nobody wins", "over")
+    if "playing" not in status:  # nobody is left, yet the game never ended (a broken model can do this)
+        return (f"everyone lost ({', '.join(lost)}), the game never ended", "over")
+    return ("game goes on" + (f" ({', '.join(lost)} lost)" if lost else ""), "goes on")
+
+
+def _loop(run: _Player, trace: Trace) -> tuple[Step, ...]:
+    """The cycle a loop rule saw, when the trace ends with one (104.4b)."""
+    if not trace.steps or trace.steps[-1].event is not None:
+        return ()
+    before = trace.states[-2]
+    oracle = run.oracles.get(before)
+    if not run.model.rule(trace.steps[-1].rule).graph or not isinstance(oracle, PlayGraph):
+        return ()
+    g = oracle.graph
+    cycle = oracle.cycle(g.index[before], mandatory=True)
+    return tuple(Step(g.instances[k].rule.id, g.instances[k].actor, g.instances[k].rule.kind, g.states[nd], (),
+                      g.instances[k].card) for nd, k in cycle)
+
+
+def _trace(run: _Player, scenario: Scenario, init: State, path: tuple[Step, ...], label: str) -> Trace:
+    steps = []
+    prev = init
+    for step in path:
+        if step.event is None:
+            inst = run.by_key[(step.rule, step.actor, step.card)]
+            run.compiler.oracle = run.oracles.get(prev)
+            step = replace(step, because=explain(run.settle_model, run.compiler, inst, prev))
+        steps.append(step)
+        prev = step.state
+    return Trace(Path(scenario.path).stem, scenario.config.name, run.layout, init, tuple(steps), "outcome",
+                 "state", label)
+
+
+def replay_outcome(run: _Player, trace: Trace) -> None:
+    """Re-run an outcome's trace: events through their rules, the rest through the model's."""
+    state = trace.initial
+    for number, step in enumerate(trace.steps, 1):
+        after: State | None = None
+        if step.event is not None:
+            event = run.scenario.events[step.event]
+            insts = run.fire(event, state) if step.part <= 0 else ()
+            if insts is None:
+                raise ReplayMismatch(f"{trace.property_id}: event {event.number} cannot happen at step {number}")
+            if step.part == -1:
+                after = run.at_once(insts, state)
+            elif event.parts[step.part].rule == step.rule:
+                after = run.part_instance(event, step.part, step.actor).apply(state)
+        else:
+            found = run.by_key.get((step.rule, step.actor, step.card))
+            run.compiler.oracle = run.oracles.get(state)
+            if found is not None and found.guard(state, None):
+                after = found.apply(state)
+        if after is None or after != step.state:
+            raise ReplayMismatch(f"{trace.property_id}: step {number} ({step.rule}) does not replay")
+        state = after
+
+
+def expect_text(sim: Simulation) -> str:
+    if sim.scenario.expect is None:
+        return "no expected outcome stated"
+    want = ", ".join(sim.scenario.expect)
+    return f"expected: {want} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
+

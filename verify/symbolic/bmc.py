@@ -1,0 +1,87 @@
+"""Bounded model checking: the shortest path to a state (or step) that breaks a property, or that
+meets its premise (a witness)."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import z3
+
+from verify.model.types import Property
+from verify.symbolic.encode import Frame
+from verify.symbolic.session import Path, PropInstance, Session
+
+__all__ = ["bmc", "search"]
+
+
+def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | None | str:
+    """Shortest path from an initial state to a state (or step) meeting *goal*.
+
+    Returns (states, instance numbers), None when there is none within the
+    depth, or Z3's reason when it gave up.
+    """
+    ts = ses.ts
+    deadline = ses.search_deadline()
+    frames = [ts.frame("0")]
+    acts: list[Any] = []
+    sol = ses.solver()
+    sol.add(ts.domain(frames[0], graph=False), ts.init(frames[0]))
+    start = 1 if step_goal else 0
+    for k in range(ses.depth + 1):
+        if k > 0:
+            f = ts.frame(str(k))
+            a = z3.Int(f"act@{k - 1}", ts.ctx)
+            sol.add(ts.domain(f, graph=False), ts.step(frames[-1], f, a, graph_rules=False))
+            frames.append(f)
+            acts.append(a)
+        if k < start:
+            continue
+        if ses.left_ms() <= 0:
+            return f"{ses.limit_reason()} at depth {k}"
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
+            sol.set("timeout", max(1, min(ses.left_ms(), int(left * 1000))))
+        else:
+            sol.set("timeout", max(1, ses.left_ms()))
+        sol.push()
+        sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
+        res = sol.check()
+        if res == z3.sat:
+            m = sol.model()
+            states = [f.read(m) for f in frames]
+            labels = [m.evaluate(a, model_completion=True).as_long() for a in acts]
+            sol.pop()
+            return states, labels
+        if res == z3.unknown:
+            reason = sol.reason_unknown() or "unknown"
+            if deadline is not None and time.perf_counter() >= deadline:
+                return f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
+            return str(reason)
+        sol.pop()
+    return None
+
+
+def search(ses: Session, prop: Property, *, violation: bool) -> tuple[Path | None, str | None]:
+    """BMC for a counterexample (or, with violation=False, a witness) of *prop*:
+    (path, None), (None, why Z3 gave up) or (None, None) when there is none within the depth.
+
+    One search for all of the property's player instances at once, so the
+    path is the shortest over all of them.
+    """
+    insts = ses.instances(prop)
+
+    def bad(inst: PropInstance, s: Frame, t: Frame | None) -> Any:
+        return z3.Not(ses.holds(inst, s, t)) if violation else ses.premise(inst, s, t)
+
+    if prop.kind == "step":
+        def goal(s: Frame, t: Frame) -> Any:
+            return z3.Or([bad(i, s, t) for i in insts])
+    else:
+        def goal(s: Frame) -> Any:  # type: ignore[misc]
+            return z3.Or([bad(i, s, None) for i in insts])
+    found = bmc(ses, goal, step_goal=prop.kind == "step")
+    if isinstance(found, str):
+        return None, found
+    return found, None

@@ -1,0 +1,378 @@
+"""Z3 semantics: the same expression tree compiled to Z3 terms, and the transition relation.
+
+Quantifiers over players are unrolled for a fixed N (the encoding stays
+quantifier-free); predicates are inlined; each time frame ``t`` has its own
+copy of every slot, named ``life[0]@t``. The choice of rule instance at step
+``t`` is the integer ``act@t``, so a model says which rule fired.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import z3
+
+from verify.explicit.evaluate import Instance
+from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
+from verify.language.walker import Walker
+from verify.model.state import Layout, State, slot_choices
+from verify.model.types import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
+
+__all__ = ["Frame", "Encoder", "TransitionSystem"]
+
+
+class Frame:
+    """The Z3 variables of one state."""
+
+    def __init__(self, layout: Layout, tag: str, ctx: z3.Context):
+        self.layout, self.tag = layout, tag
+        self.vars: list[Any] = []
+        for name, t in zip(layout.names, layout.types):
+            if t == "bool":
+                self.vars.append(z3.Bool(f"{name}@{tag}", ctx))
+            else:
+                self.vars.append(z3.Int(f"{name}@{tag}", ctx))
+
+    def __getitem__(self, k: int) -> Any:
+        return self.vars[k]
+
+    def read(self, model: z3.ModelRef) -> State:
+        """The Python state this frame takes in *model*."""
+        out: list[object] = []
+        for v, t in zip(self.vars, self.layout.types):
+            val = model.evaluate(v, model_completion=True)
+            out.append(z3.is_true(val) if t == "bool" else val.as_long())
+        return tuple(out)
+
+
+class Encoder(Walker):
+    """Compiles expressions to Z3 over a pre-state frame and an optional post-state frame."""
+
+    def __init__(self, model: Model, layout: Layout, params: Mapping[str, int], ctx: z3.Context,
+                 enabled: Any = None, graph: Any = None):
+        self.model, self.layout, self.params, self.ctx = model, layout, params, ctx
+        self._enabled = enabled  # callable frame -> Z3 bool, for 'terminal'
+        self._graph = graph  # the TransitionSystem: graph names and next(...)
+        self._memo: dict[tuple[str, tuple[int, ...], int], Any] = {}
+
+    def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
+        return self.walk(e, dict(env), s, t)
+
+    def _val(self, v: int | bool) -> Any:
+        return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
+
+    def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
+        if isinstance(dom, Call):
+            me = env[dom.args[0].name]  # type: ignore[union-attr]
+            return [q for q in range(self.layout.n) if q != me]
+        if isinstance(dom, Var) and dom.name == "cards":
+            return list(range(self.layout.k))
+        return list(range(self.layout.n))
+
+    def pred(self, name: str, args: tuple[int, ...], s: Frame) -> Any:
+        key = (name, args, id(s))
+        if key not in self._memo:
+            decl = self.model.vocab.preds[name]
+            env = dict(zip(decl.params, args))
+            pos = [self.walk(r.when, env, s, None) for r in self.model.clauses(name)]
+            neg = [self.walk(r.when, env, s, None) for r in self.model.exceptions(name)]
+            yes = z3.Or(pos) if pos else z3.BoolVal(False, self.ctx)
+            no = z3.Or(neg) if neg else z3.BoolVal(False, self.ctx)
+            self._memo[key] = z3.And(yes, z3.Not(no))
+        return self._memo[key]
+
+    def _select(self, base: int, idx: Any, frame: Any) -> Any:
+        count = self.layout.count(self.layout.var_of(base))
+        out = frame[base + count - 1]
+        for p in range(count - 2, -1, -1):
+            out = z3.If(idx == p, frame[base + p], out)
+        return out
+
+    # -- walkers ---------------------------------------------------------------------------
+    def walk_Lit(self, node: Lit, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        return self._val(node.value)
+
+    def walk_Var(self, node: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        name = node.name
+        if node.index is None and not node.primed:
+            if name in env:
+                return z3.IntVal(env[name], self.ctx)
+            if name == "N":
+                return z3.IntVal(self.layout.n, self.ctx)
+            if name in self.params:
+                return z3.IntVal(self.params[name], self.ctx)
+            if name in self.layout.codes and name not in self.layout.base:
+                return z3.IntVal(self.layout.codes[name], self.ctx)
+            if name in self.model.vocab.preds:
+                return self.pred(name, (), s)
+            if name == "terminal":
+                return z3.Not(self._enabled(s))
+            if name in GRAPH_NAMES:
+                return self._graph.graph_name(name, s)
+        frame = t if node.primed else s
+        assert frame is not None
+        base = self.layout.base[name]
+        if node.index is None:
+            return frame[base]
+        idx = self.walk(node.index, env, s, t)
+        if z3.is_int_value(idx):
+            return frame[base + idx.as_long()]
+        return self._select(base, idx, frame)
+
+    def walk_Call(self, node: Call, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        if node.func == "next":
+            return self._graph.some_successor(lambda u: self.walk(node.args[0], env, s, u), s)
+        args = [self.walk(a, env, s, t) for a in node.args]
+        if node.func in self.model.vocab.preds:
+            if all(z3.is_int_value(a) for a in args):
+                return self.pred(node.func, tuple(a.as_long() for a in args), s)
+            out = self.pred(node.func, (self.layout.n - 1,), s)
+            for q in range(self.layout.n - 2, -1, -1):
+                out = z3.If(args[0] == q, self.pred(node.func, (q,), s), out)
+            return out
+        if node.func == "apnap":
+            # (q - active) mod N, written for seats in [0, N) (the domain) without '%': Z3 decides
+            # the comparison far faster than integer remainders at many seats
+            d = args[0] - s[self.layout.base["active"]]
+            return z3.If(d >= 0, d, d + self.layout.n)
+        if node.func == "abs":
+            return z3.If(args[0] >= 0, args[0], -args[0])
+        a, b = args
+        if node.func == "min":
+            return z3.If(a <= b, a, b)
+        return z3.If(a >= b, a, b)
+
+    def walk_Unary(self, node: Unary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        a = self.walk(node.arg, env, s, t)
+        return z3.Not(a) if node.op == "not" else -a
+
+    def walk_Binary(self, node: Binary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        a, b = self.walk(node.left, env, s, t), self.walk(node.right, env, s, t)
+        op = node.op
+        if op == "and":
+            return z3.And(a, b)
+        if op == "or":
+            return z3.Or(a, b)
+        if op == "implies":
+            return z3.Implies(a, b)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "%":
+            return a % b
+        if op == "==":
+            return a == b
+        if op == "!=":
+            return a != b
+        if op == "<":
+            return a < b
+        if op == "<=":
+            return a <= b
+        if op == ">":
+            return a > b
+        return a >= b
+
+    def walk_Member(self, node: Member, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        a = self.walk(node.elem, env, s, t)
+        return z3.Or([a == self.walk(o, env, s, t) for o in node.options])
+
+    def walk_Ite(self, node: Ite, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        return z3.If(self.walk(node.cond, env, s, t), self.walk(node.then, env, s, t),
+                     self.walk(node.other, env, s, t))
+
+    def walk_Quant(self, node: Quant, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        parts = [self.walk(node.body, {**env, node.var: q}, s, t) for q in self._domain(node.domain, env)]
+        if node.kind == "all":
+            return z3.And(parts) if parts else z3.BoolVal(True, self.ctx)
+        if node.kind == "any":
+            return z3.Or(parts) if parts else z3.BoolVal(False, self.ctx)
+        if node.kind == "count":
+            parts = [z3.If(p, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx)) for p in parts]
+        return z3.Sum(parts) if parts else z3.IntVal(0, self.ctx)
+
+    # -- statements ------------------------------------------------------------------------
+    def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
+        """The post-state value of every slot a rule writes (others keep their value)."""
+        static: dict[int, Any] = {}
+        dynamic: list[tuple[int, Any, Any]] = []
+
+        def one(a: Assign, e: dict[str, int]) -> None:
+            value = self.walk(a.value, e, s, None)
+            base = self.layout.base[a.target.name]
+            if a.target.index is None:
+                static[base] = value
+                return
+            idx = self.walk(a.target.index, e, s, None)
+            if z3.is_int_value(idx):
+                static[base + idx.as_long()] = value
+            else:
+                dynamic.append((base, idx, value))
+
+        for stmt in stmts:
+            if isinstance(stmt, ForAll):
+                for q in self._domain(stmt.domain, env):
+                    for a in stmt.body:
+                        one(a, {**env, stmt.var: q})
+            else:
+                one(stmt, dict(env))
+        out = dict(static)
+        for base, idx, value in dynamic:  # later dynamic writes win, as in the explicit semantics
+            for p in range(self.layout.count(self.layout.var_of(base))):
+                k = base + p
+                out[k] = z3.If(idx == p, value, out.get(k, s[k]))
+        return out
+
+
+class TransitionSystem:
+    """Init, domain, bounds and the transition relation of one configuration and N."""
+
+    def __init__(self, model: Model, config: Config, layout: Layout, insts: tuple[Instance, ...],
+                 *, bounded: bool):
+        self.model, self.config, self.layout, self.insts = model, config, layout, insts
+        self.bounded = bounded
+        self.ctx = z3.Context()
+        self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
+        self._frames: dict[str, Frame] = {}
+        self._afters: dict[tuple[str, int], _After] = {}
+        self.acyclic = False  # set once a ranking measure is proved for this configuration
+        self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
+
+    def frame(self, tag: str) -> Frame:
+        if tag not in self._frames:
+            self._frames[tag] = Frame(self.layout, tag, self.ctx)
+        return self._frames[tag]
+
+    def _env(self, inst: Instance) -> dict[str, int]:
+        return inst.env()
+
+    def guard(self, inst: Instance, s: Frame) -> Any:
+        return self.enc.expr(inst.rule.when, self._env(inst), s)
+
+    def enabled(self, s: Frame) -> Any:
+        """Some rule can fire in *s* (whatever the bounds say: as the explicit 'terminal')."""
+        return z3.Or([self.guard(i, s) for i in self.insts]) if self.insts else z3.BoolVal(False, self.ctx)
+
+    def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True) -> Any:
+        """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
+
+        Fixed effects keep the values the configuration gives them (no rule may
+        assign them), so those values hold in every state (unless *fixed* is false:
+        then any value, as on the seats of a rotated state).
+        """
+        lay, cs = self.layout, []
+        choices = slot_choices(lay, self.config)
+        for k, (name, t) in enumerate(zip(lay.names, lay.types)):
+            var = name.split("[")[0]
+            decl = lay.vocab.vars[var]
+            fixed_values = choices[k].values
+            if fixed and decl.fixed and fixed_values is not None:
+                vals = [lay.codes[str(v)] if t in lay.vocab.enums else v for v in fixed_values]
+                cs.append(z3.Or([s[k] == self.enc._val(v) for v in vals]))  # type: ignore[arg-type]
+            if t in lay.vocab.enums:
+                cs += [s[k] >= 0, s[k] < len(lay.vocab.enums[t])]
+            elif t == "player":
+                cs += [s[k] >= 0, s[k] < lay.n]
+            elif t == "card":
+                cs += [s[k] >= 0, s[k] < max(1, lay.k)]
+            elif t == "int":
+                if decl.min is not None:
+                    cs.append(s[k] >= decl.min)
+                if self.bounded and var in self.config.bounds:
+                    lo, hi = self.config.bounds[var]
+                    cs += [s[k] >= lo, s[k] <= hi]
+        if self.uses_graph and graph:  # bounded searches without graph rules need no graph facts
+            cs.append(self.graph_axioms(s))
+        return z3.And(cs)
+
+    def init(self, s: Frame) -> Any:
+        lay, cs = self.layout, []
+        for k, spec in enumerate(slot_choices(lay, self.config)):
+            t = lay.types[k]
+            if spec.values is not None:
+                vals = [lay.codes[str(v)] if t in lay.vocab.enums else v for v in spec.values]
+                cs.append(z3.Or([s[k] == self.enc._val(v) for v in vals]))  # type: ignore[arg-type]
+            else:
+                cs.append(s[k] >= spec.lo)
+                if self.bounded or t == "player":
+                    cs.append(s[k] <= spec.hi)
+        return z3.And(cs)
+
+    def is_initial(self, state: State) -> bool:
+        """Whether *state* satisfies :meth:`init` (checked in Python, for replay)."""
+        lay = self.layout
+        for k, spec in enumerate(slot_choices(lay, self.config)):
+            t, v = lay.types[k], state[k]
+            if spec.values is not None:
+                vals = [lay.codes[str(x)] if t in lay.vocab.enums else x for x in spec.values]
+                if v not in vals:
+                    return False
+            elif v < spec.lo or ((self.bounded or t == "player") and v > spec.hi):
+                return False
+        return True
+
+    # -- the play graph, over-approximated ---------------------------------------------------
+    def graph_name(self, name: str, s: Frame) -> Any:
+        """A graph name in *s*: optional_available is local; the others are free Booleans tied
+        by :meth:`graph_axioms`, so a proof that uses them holds for every play graph."""
+        if name == "optional_available":
+            opts = [self.guard(i, s) for i in self.insts if i.rule.kind == "optional" and not i.rule.graph]
+            return z3.Or(opts) if opts else z3.BoolVal(False, self.ctx)
+        return z3.Bool(f"{name}@{s.tag}", self.ctx)
+
+    def graph_axioms(self, s: Frame) -> Any:
+        """What holds of the graph names in every play graph: a state on a mandatory loop is on
+        a cycle, and a state on a cycle has a successor of the cycle's kind."""
+        def onward(kinds: tuple[str, ...]) -> Any:
+            """Some step of these kinds can be taken (a state on a cycle has a successor on it)."""
+            out = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
+            return z3.Or(out) if out else z3.BoolVal(False, self.ctx)
+        loop, cyc = self.graph_name("mandatory_loop", s), self.graph_name("in_cycle", s)
+        if self.acyclic:  # a proved ranking: no play goes on forever, so no state is on a cycle
+            return z3.And(z3.Not(loop), z3.Not(cyc))
+        return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
+                      z3.Implies(loop, onward(LOOP_KINDS)))
+
+    def after(self, s: Frame, inst: Instance) -> "_After":
+        """The state *inst* leads to from *s* (kept, so its identity is stable for memoised terms)."""
+        key = (s.tag, inst.index)
+        if key not in self._afters:
+            self._afters[key] = _After(s, self.enc.update(inst.rule.then, self._env(inst), s), inst.index)
+        return self._afters[key]
+
+    def some_successor(self, body: Any, s: Frame) -> Any:
+        """next(e): some rule instance enabled in *s* leads to a state where *body* holds."""
+        disj = []
+        for inst in self.insts:
+            disj.append(z3.And(self.guard(inst, s), body(self.after(s, inst))))
+        return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+
+    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True, concessions: bool = True) -> Any:
+        """T(s, t) with the chosen instance number in *act*.
+
+        Rules whose guard asks about the play graph fire nondeterministically here
+        (sound for proofs); bounded searches leave them out (*graph_rules*) so that
+        every trace they find is a real one.
+        """
+        disj = []
+        for inst in self.insts:
+            if (inst.rule.graph and not graph_rules) or (inst.rule.kind == "concession" and not concessions):
+                continue
+            upd = self.enc.update(inst.rule.then, self._env(inst), s)
+            eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
+            disj.append(z3.And([act == inst.index, self.guard(inst, s)] + eqs))
+        return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+
+    def prop(self, expr: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
+        return self.enc.expr(expr, env, s, t)
+
+
+class _After:
+    """The state a rule instance leads to, as a frame: written slots, else the old values."""
+
+    def __init__(self, s: Frame, upd: dict[int, Any], index: int):
+        self.s, self.upd, self.tag = s, upd, f"{s.tag}>{index}"
+
+    def __getitem__(self, k: int) -> Any:
+        return self.upd.get(k, self.s[k])

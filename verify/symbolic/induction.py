@@ -1,0 +1,164 @@
+"""Induction: Houdini over every state property, one-step proofs from the proved invariants,
+unreachable premises, and counterexamples to induction."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from verify.language.expr import Binary
+from verify.model.state import State
+from verify.model.types import Property, property_graph_names
+from verify.symbolic.encode import Frame
+from verify.symbolic.session import Session
+
+__all__ = ["Invariants", "one_step", "premise_unreachable", "counterexample_to_induction"]
+
+
+@dataclass(frozen=True)
+class _Lemma:
+    """One top-level conjunct of a state property, for one player: a Houdini candidate."""
+
+    prop: Property
+    env: dict[str, int]
+    when: Any
+    then: Any
+
+
+def _conjuncts(e: Any) -> list[Any]:
+    if isinstance(e, Binary) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+class Invariants:
+    """The state properties of one session that induction proves, computed on first use."""
+
+    def __init__(self, session: Session):
+        self.session = session
+        self._proved: dict[str, str] | None = None
+        self._alive: list[_Lemma] = []
+
+    def forget(self) -> None:
+        """Prove them again on next use (the transition system's assumptions changed)."""
+        self._proved = None
+
+    def proved(self) -> dict[str, str]:
+        """Which state properties are proved, and how.
+
+        Houdini: every top-level conjunct of every state property, for every
+        player, is a candidate; candidates that fail in an initial state or are
+        not preserved by a step (assuming all surviving candidates) are dropped
+        until the rest is inductive. A property is proved when all its
+        conjuncts survive; a broken conjunct takes only itself down.
+        """
+        if self._proved is not None:
+            return self._proved
+        ses, ts = self.session, self.session.ts
+        model = ses.model
+        s, t = ts.frame("s"), ts.frame("t")
+        cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in model.properties if p.kind == "state"
+                 for i in ses.instances(p) for c in _conjuncts(p.then)]
+        sol = ses.solver()
+        sol.add(ts.domain(s), ts.init(s))
+        alive = []
+        for c in cands:
+            sol.push()
+            sol.add(z3.Not(self._lemma(c, s)))
+            if sol.check() == z3.unsat:
+                alive.append(c)
+            sol.pop()
+        act = z3.Int("act@s", ts.ctx)
+        step = ts.step(s, t, act)
+        while True:
+            sol = ses.solver()
+            sol.add(ts.domain(s), ts.domain(t), step)
+            sol.add([self._lemma(c, s) for c in alive])
+            dropped = []
+            for c in alive:
+                sol.push()
+                sol.add(z3.Not(self._lemma(c, t)))
+                if sol.check() != z3.unsat:
+                    dropped.append(c)
+                sol.pop()
+            if not dropped:
+                break
+            alive = [c for c in alive if c not in dropped]
+        total = {p.id: sum(1 for c in cands if c.prop.id == p.id) for p in model.properties}
+        kept = {p.id: sum(1 for c in alive if c.prop.id == p.id) for p in model.properties}
+        proved: dict[str, str] = {}
+        for p in model.properties:
+            if p.kind == "state" and kept[p.id] == total[p.id]:
+                others = len({c.prop.id for c in alive}) - 1
+                proved[p.id] = "proved by 1-induction" + (f" with {others} other invariant(s)" if others else "")
+        self._alive = alive
+        self._proved = proved
+        return proved
+
+    def _lemma(self, c: _Lemma, s: Frame) -> Any:
+        ts = self.session.ts
+        return z3.Implies(ts.prop(c.when, c.env, s), ts.prop(c.then, c.env, s))
+
+    def hold(self, s: Frame) -> Any:
+        """Every proved invariant (every surviving Houdini candidate) in frame *s*."""
+        self.proved()
+        if self._alive:
+            return z3.And([self._lemma(c, s) for c in self._alive])
+        return z3.BoolVal(True, self.session.ts.ctx)
+
+
+def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
+    """A step or terminal property proved by one query from the proved invariants:
+    (how, None) when proved, (None, Z3's reason) when Z3 gave up, (None, None) otherwise."""
+    ts = ses.ts
+    s, t = ts.frame("s"), ts.frame("t")
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s))
+    if prop.kind == "step":
+        sol.add(ts.domain(t), ts.step(s, t, z3.Int("act@s", ts.ctx)))
+    sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
+    res = sol.check()
+    if res == z3.unsat:
+        return "proved by a one-step query from the proved invariants", None
+    if res == z3.unknown:
+        return None, str(sol.reason_unknown())
+    return None, None
+
+
+def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
+    """One query: no state (or step) satisfying the proved invariants meets the premise."""
+    ts = ses.ts
+    s, t = ts.frame("s"), ts.frame("t")
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s))
+    if prop.kind == "step":
+        sol.add(ts.domain(t), invs.hold(t), ts.step(s, t, z3.Int("act@s", ts.ctx)))
+    sol.add(z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)]))
+    return bool(sol.check() == z3.unsat)
+
+
+def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) -> tuple[list[State], int] | None:
+    """A state where the proved invariants and *prop* hold (not known to be reachable) and a
+    step of the rules from it that breaks *prop*: ([state, successor], rule instance), or None.
+
+    Steps of rules that ask about the play graph are left out (Z3 lets them fire anywhere), and
+    so are properties that ask about it; a terminal property has no step to blame.
+    """
+    if prop.kind == "terminal" or property_graph_names(prop) or ses.left_ms() <= 0:
+        return None
+    ts = ses.ts
+    s, t = ts.frame("s"), ts.frame("t")
+    act = z3.Int("act@cti", ts.ctx)
+    insts = ses.instances(prop)
+    sol = ses.solver()
+    sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False), invs.hold(s),
+            ts.step(s, t, act, graph_rules=False))
+    if prop.kind == "state":
+        sol.add(z3.And([ses.holds(i, s) for i in insts]), z3.Or([z3.Not(ses.holds(i, t)) for i in insts]))
+    else:
+        sol.add(z3.Or([z3.Not(ses.holds(i, s, t)) for i in insts]))
+    if sol.check() != z3.sat:
+        return None
+    model = sol.model()
+    return [s.read(model), t.read(model)], model.evaluate(act, model_completion=True).as_long()

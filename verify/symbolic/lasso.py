@@ -1,0 +1,108 @@
+"""The lasso search: the shortest path into a cycle of play whose last state matches its first,
+exactly or up to counters drifting past every threshold the rules compare them with."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from verify.explicit.drift import Drift
+from verify.model.state import State
+from verify.model.types import LOOP_KINDS, PLAY_KINDS, Property, graph_names, property_graph_names
+from verify.symbolic.encode import Frame
+from verify.symbolic.session import Session
+
+__all__ = ["Lasso", "lasso", "lasso_kind"]
+
+
+@dataclass(frozen=True)
+class Lasso:
+    """States s0 .. sk, the rule instance of each step, and j: sk repeats sj (up to *drift*)."""
+
+    states: list[State]
+    labels: list[int]
+    loop_start: int
+    drift: Drift | None
+
+
+def lasso_kind(prop: Property) -> str | None:
+    """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: its premise
+    asks for that kind of loop and it uses no other graph name a lasso cannot settle."""
+    names = property_graph_names(prop)
+    for kind in ("mandatory_loop", "in_cycle"):
+        if kind in graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
+            return kind
+    return None
+
+
+def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[Lasso | None, str | None]:
+    """Shortest lasso s0 .. sj .. sk from an initial state whose cycle sj .. sk is made of
+    mandatory steps and passes (kind 'mandatory_loop') or of any play (kind 'in_cycle'),
+    sk matching sj up to drifting counters, and the premise (and, for a counterexample,
+    the negated conclusion) holding at sj. (lasso, None), (None, why Z3 gave up), or
+    (None, None) when there is none within the session's lasso depth."""
+    ts = ses.ts
+    kinds = LOOP_KINDS if kind == "mandatory_loop" else PLAY_KINDS
+    allowed = [i.index for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
+    drift = None if ses.bounded else Drift.of(ses.model, ses.config.params)
+    insts = ses.instances(prop)
+    deadline = ses.search_deadline()
+    frames = [ts.frame("0")]
+    acts: list[Any] = []
+    sol = ses.solver()
+    sol.add(ts.domain(frames[0]), ts.init(frames[0]))
+    loop = z3.Int("loop", ts.ctx)
+    for k in range(1, ses.lasso_depth + 1):
+        f = ts.frame(str(k))
+        a = z3.Int(f"act@{k - 1}", ts.ctx)
+        sol.add(ts.domain(f), ts.step(frames[-1], f, a, graph_rules=False))
+        frames.append(f)
+        acts.append(a)
+        if ses.left_ms() <= 0:
+            return None, f"{ses.limit_reason()} at depth {k}"
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return None, f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
+        sol.set("timeout", max(1, ses.left_ms() if left is None else min(ses.left_ms(), int(left * 1000))))
+        sol.push()
+        sol.add(loop >= 0, loop < k)
+        for i, act in enumerate(acts):
+            sol.add(z3.Implies(loop <= i, z3.Or([act == x for x in allowed])))
+        closes = []
+        for j in range(k):
+            sj = frames[j]
+            goal = z3.Or([z3.And(ses.premise(inst, sj), z3.Not(ses.holds(inst, sj))) if violation
+                          else ses.premise(inst, sj) for inst in insts])
+            closes.append(z3.And(loop == j, ts.graph_name(kind, sj), _match(ses, frames[j:], drift), goal))
+        sol.add(z3.Or(closes))
+        res = sol.check()
+        if res == z3.sat:
+            m = sol.model()
+            states = [fr.read(m) for fr in frames]
+            labels = [m.evaluate(x, model_completion=True).as_long() for x in acts]
+            j = m.evaluate(loop, model_completion=True).as_long()
+            sol.pop()
+            return Lasso(states, labels, j, drift), None
+        if res == z3.unknown:
+            return None, str(sol.reason_unknown() or "unknown")
+        sol.pop()
+    return None, None
+
+
+def _match(ses: Session, cycle: list[Frame], drift: Drift | None) -> Any:
+    """The cycle's last frame matches its first: equal, or drifting past every threshold."""
+    first, last = cycle[0], cycle[-1]
+    lay, out = ses.layout, []
+    for k in range(len(lay.names)):
+        same = first[k] == last[k]
+        bound = drift.safe.get(lay.var_of(k)) if drift is not None and lay.types[k] == "int" else None
+        if bound is None:
+            out.append(same)
+            continue
+        lo, hi = bound
+        down = z3.And([last[k] < first[k]] + ([f[k] <= lo for f in cycle] if lo is not None else []))
+        up = z3.And([last[k] > first[k]] + ([f[k] >= hi for f in cycle] if hi is not None else []))
+        out.append(z3.Or(same, down, up))
+    return z3.And(out)

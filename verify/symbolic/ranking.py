@@ -1,0 +1,88 @@
+"""Ranking: a configuration's measure proved to decrease on every step of play, so play always
+ends, no state is on a cycle, and the graph names are known to be false."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import z3
+
+from verify.symbolic.induction import Invariants
+from verify.symbolic.session import Session
+
+__all__ = ["Termination", "ranking_holds"]
+
+
+class Termination:
+    """Whether play always ends in one session, proved once by the configuration's ranking."""
+
+    def __init__(self, ses: Session, invs: Invariants):
+        self.session, self.invariants = ses, invs
+        self._how: str | None = None
+        self.failure: str | None = None  # where the ranking measure fails, when it does
+
+    def prove(self) -> str | None:
+        """Prove the configuration's ranking measure, once: every step of play but conceding,
+        from a state meeting the proved invariants, ends play or decreases the measure
+        lexicographically, and the measure stays >= 0. Returns how, or None.
+
+        The invariants are proved assuming no state is on a cycle (so rules that need a loop
+        never fire). That is sound: they then hold in every state reachable without those
+        rules; the ranking, proved over those states, shows that none of them is on a cycle,
+        so those rules never fire and the reachable states are the same. If the ranking
+        fails, the assumption is dropped and the invariants are proved again without it.
+        """
+        if self._how is not None:
+            return self._how or None
+        self._how = ""
+        ranking = self.session.config.ranking
+        if not ranking:
+            return None
+        ts = self.session.ts
+        ts.acyclic = True  # see above: the assumption the ranking discharges
+        self.invariants.forget()
+        proved, how = ranking_holds(self.session, self.invariants, ranking)
+        if not proved:
+            ts.acyclic = False
+            self.invariants.forget()
+            self.failure = how
+            return None
+        self._how = how
+        return how
+
+
+def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> tuple[bool, str]:
+    """(True, how it is proved), or (False, where it fails: the rule and the state it steps from)."""
+    ts, layout = ses.ts, ses.layout
+    s, t = ts.frame("s"), ts.frame("t")
+    ms = [ts.prop(e, {}, s) for e in ranking]
+    mt = [ts.prop(e, {}, t) for e in ranking]
+    decrease = z3.BoolVal(False, ts.ctx)
+    for i in reversed(range(len(ranking))):
+        decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
+    play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
+    start = time.perf_counter()
+    inv = invs.hold(s)
+    sol = ses.solver()
+    sol.add(ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
+    answer = sol.check()
+    if answer != z3.unsat:
+        at = f" in {layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
+        return False, f"the ranking measure can be negative{at}"
+    goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
+    for inst in play:  # a fresh query per rule instance, the successor substituted in
+        upd = ts.enc.update(inst.rule.then, inst.env(), s)
+        pairs = [(t[k], upd.get(k, s[k])) for k in range(len(layout.names))]
+        for extra in ([], [goes_on]):  # a step into a state with no step of play may go up
+            sol = ses.solver()
+            sol.add(ts.domain(s), inv, ts.guard(inst, s),
+                    *[z3.substitute(c, *pairs) for c in [ts.domain(t), z3.Not(decrease), *extra]])
+            answer = sol.check()
+            if answer == z3.unsat:
+                break
+        else:
+            who = "" if inst.actor is None else f" for P{inst.actor}"
+            at = f" from {layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
+            return False, f"the ranking measure does not decrease on rule {inst.rule.id}{who}{at}"
+    return True, (f"play always ends: its ranking measure is proved "
+                  f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
