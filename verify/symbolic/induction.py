@@ -119,6 +119,7 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
         sol.add(ts.domain(t), ts.step(s, t, z3.Int("act@s", ts.ctx)))
     sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
     res = sol.check()
+    ses.hold(sol)
     if res == z3.unsat:
         return "proved by a one-step query from the proved invariants", None
     if res == z3.unknown:

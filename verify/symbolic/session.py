@@ -59,11 +59,13 @@ class Session:
         self.layout = Layout.for_config(model.vocab, n, config)
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
+        self._held: list[z3.Solver] = []
 
     def start_property(self) -> float:
         """Start the time limit of one property's queries; returns the start instant."""
         start = time.perf_counter()
         self.prop_deadline = start + self.timeout_ms / 1000
+        self._held = []
         return start
 
     def terminal(self, s: State) -> bool:
@@ -91,6 +93,12 @@ class Session:
         sol = z3.Solver(ctx=self.ts.ctx)
         sol.set("timeout", max(1, self.left_ms()))
         return sol
+
+    def hold(self, sol: z3.Solver) -> None:
+        """Keep *sol* alive until the next property starts. Z3 chooses a model by the context's term
+        history, which freeing a solver changes: the counterexample to induction that follows the
+        one-step query is chosen with that query's terms still alive."""
+        self._held.append(sol)
 
     def instances(self, prop: Property) -> list[PropInstance]:
         if prop.var:
