@@ -23,3 +23,12 @@ def model() -> Model:
 @pytest.fixture(scope="session")
 def bundled_results(model: Model) -> dict[str, CheckResult]:
     return {r.property_id: r for r in check(model, model.properties, Options())}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (--dist loadgroup) every test that reads the bundled model's full check
+    runs on one worker, so the check is made once."""
+    for item in items:
+        if "bundled_results" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("bundled"))

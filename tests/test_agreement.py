@@ -9,6 +9,7 @@ of tests/test_loops.py instead."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import brokenmodels
@@ -19,29 +20,36 @@ from verify.checking.properties import GraphContext, check_explicit
 from verify.checking.symbolic import SymbolicChecker
 from verify.explicit.explore import explore
 from verify.model.loader import load_model
-from verify.model.types import property_graph_names
+from verify.model.types import Model, property_graph_names
 
 MODELS = [ROOT / "model"] + [s.path for s in brokenmodels.specs()]
 
 
-@pytest.mark.parametrize("root", MODELS, ids=[p.name for p in MODELS])
-def test_explicit_and_z3_agree(root: Path) -> None:
+@lru_cache(maxsize=None)
+def _model(root: Path) -> Model:
+    """The rules that do not ask about the play graph, and the properties that do not either."""
     full = load_model(root)
-    model = replace(full, rules=tuple(r for r in full.rules if not r.graph),
-                    properties=tuple(p for p in full.properties if not property_graph_names(p)))
+    return replace(full, rules=tuple(r for r in full.rules if not r.graph),
+                   properties=tuple(p for p in full.properties if not property_graph_names(p)))
+
+
+# One case per model and explored game, so that pytest-xdist spreads them over the cores.
+CASES = [(root, c.name, n) for root in MODELS for c in _model(root).configs if not c.cards
+         for n in c.explore_players or c.players]
+
+
+@pytest.mark.parametrize("root,name,n", CASES, ids=[f"{r.name}-{c}-{n}p" for r, c, n in CASES])
+def test_explicit_and_z3_agree(root: Path, name: str, n: int) -> None:
+    model = _model(root)
+    config = next(c for c in model.configs if c.name == name)
+    graph = explore(model, config, n)
+    ctx = GraphContext(graph)
+    sym = SymbolicChecker(model, config, n, bounded=True)
     disagreements = []
-    for config in model.configs:
-        if config.cards:
-            continue
-        for n in config.explore_players or config.players:
-            graph = explore(model, config, n)
-            ctx = GraphContext(graph)
-            sym = SymbolicChecker(model, config, n, bounded=True)
-            for prop in model.properties:
-                e, z = check_explicit(graph, prop, ctx), sym.check(prop)
-                e_len = len(e.trace.steps) if e.trace else None
-                z_len = len(z.trace.steps) if z.trace else None
-                if (e.verdict, e_len) != (z.verdict, z_len):
-                    disagreements.append((config.name, n, prop.id, e.verdict.value, z.verdict.value,
-                                          e_len, z_len, z.method))
+    for prop in model.properties:
+        e, z = check_explicit(graph, prop, ctx), sym.check(prop)
+        e_len = len(e.trace.steps) if e.trace else None
+        z_len = len(z.trace.steps) if z.trace else None
+        if (e.verdict, e_len) != (z.verdict, z_len):
+            disagreements.append((prop.id, e.verdict.value, z.verdict.value, e_len, z_len, z.method))
     assert not disagreements

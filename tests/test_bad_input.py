@@ -409,7 +409,7 @@ def test_malformed_rule_reference(model_copy: Path, rel: str, old: str, new: str
 def test_missing_rule_reference_is_only_a_warning(model_copy: Path) -> None:
     old = 'protects = ["104.1"]\nkind = "state"\nwhen = "phase == over"'
     text = edit(model_copy, "properties.toml", old, old.replace("104.1", "104.9z"))
-    run = invoke("check", "game-end-final", "--rules", str(model_copy), "--no-reports")
+    run = invoke("check", "game-end-final", "--rules", str(model_copy), "--no-reports", "--config", "duel")
     assert "Traceback" not in run.everything
     assert run.exit_code == 0, run.everything
     expect_diag(run, model_copy, "properties.toml", *value_position(text, 'protects = ["104.9z"]'),

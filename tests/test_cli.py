@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +18,10 @@ from verify.model.loader import load_model
 
 
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
-    run = CliRunner().invoke(main, ["all", "--reports", str(tmp_path / "r")])
+    # The wiring (exit code, table, reports) on three games where every property has a witness; the
+    # bundled_results fixture checks every game of the bundled model through the same library call.
+    run = CliRunner().invoke(main, ["all", "--config", "effects", "--config", "card-statics", "--config",
+                                    "loop-unrelated-option", "--reports", str(tmp_path / "r")])
     assert run.exit_code == 0, run.output
     lines = [l for l in run.output.splitlines() if " holds " in l]
     assert len(lines) == len(load_model().properties) == 17
@@ -42,13 +47,14 @@ def test_list_shows_rules_and_properties(model) -> None:
 
 
 def test_check_one_property_json_and_witness(tmp_path: Path) -> None:
-    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--json", "--no-reports"])
+    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--json", "--no-reports", "--config", "duel"])
     assert run.exit_code == 0
     data = json.loads(run.output)
     [prop] = data["properties"]
     assert prop["id"] == "all-lose-is-draw" and prop["verdict"] == "holds"
     assert {e["engine"] for e in prop["engines"]} == {"explicit", "z3"}
-    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--witness", "--no-reports", "--engine", "explicit"])
+    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--witness", "--no-reports", "--engine", "explicit",
+                                    "--config", "duel"])
     assert "witness for all-lose-is-draw" in run.output and "[104.1]" in run.output
 
 
@@ -96,14 +102,20 @@ def test_reports_hold_no_stale_traces(tmp_path: Path) -> None:
     assert not list((tmp_path / "r" / "traces").glob("*.counterexample.*"))
 
 
-def test_z3_time_limits_give_unknown_and_exit_1() -> None:
-    per_property = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--timeout", "0.001",
+def test_z3_budgets_give_unknown_naming_the_budget_and_exit_1() -> None:
+    per_property = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--rlimit", "1000",
                                              "--no-reports"])
     assert per_property.exit_code == 1
-    assert "unknown" in per_property.output and "time limit of 0.001 s per property" in per_property.output
-    total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "0.2", "--no-reports"])
+    assert "unknown" in per_property.output
+    assert "the Z3 budget of 1,000 units per property was spent (raise it with --rlimit)" in per_property.output
+    total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "200000", "--no-reports"])
     assert total.exit_code == 1
-    assert f"summary: {len(load_model().properties)} unknown" in total.output and "total Z3 time limit" in total.output
+    assert "unknown" in total.output
+    assert "the run's Z3 budget of 200,000 units was spent (raise it with --z3-budget)" in total.output
+    net = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--timeout", "0.001", "--no-reports"])
+    assert net.exit_code == 1
+    assert "wall-clock safety net of 0.001 s per property was reached" in net.output
+    assert "depends on the machine's speed" in net.output
 
 
 @pytest.mark.parametrize("bad", ["9", "1..3", "2..x", "", "3,,4"])
@@ -140,3 +152,37 @@ def test_explicit_engine_says_which_player_counts_it_leaves_unchecked() -> None:
     assert "commander      2/4 players (explored: 2; the rest not checked (--engine explicit))" in run.output
     both = CliRunner().invoke(main, ["check", "game-end-final", "--config", "commander", "--no-reports"])
     assert "(explored: 2; the rest by Z3 only)" in both.output
+
+
+def _masked(text: str) -> str:
+    """The output without its wall-clock figures (and the padding that aligns them)."""
+    return re.sub(r" *\b\d+\.\d+ ?s\b", " <t>", text)
+
+
+def test_verdicts_do_not_depend_on_the_machines_load() -> None:
+    """Z3's budgets are resource units: a budget that runs out mid-proof does so at the same query
+    whether the machine is idle or busy, so the verdicts and their reasons are the same."""
+    broken = ROOT / "tests" / "models" / "violated" / "win-beats-lose"
+    args = [sys.executable, "-m", "verify.cli", "check", "win-and-lose-loses", "mandatory-loops-draw", "game-end-final",
+            "--engine", "z3", "--rules", str(broken), "--config", "duel", "--rlimit", "3000000", "--no-reports"]
+    idle = subprocess.run(args, cwd=ROOT, text=True, capture_output=True, timeout=600)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    try:
+        loaded = subprocess.run(args, cwd=ROOT, text=True, capture_output=True, timeout=600)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    # the budget cuts the lasso search short at a depth; a proof and a counterexample with its trace
+    assert re.search(r"units per property was spent \(raise it with --rlimit\) at depth \d+", idle.stdout)
+    assert "holds" in idle.stdout and "counterexample for win-and-lose-loses" in idle.stdout
+    assert (loaded.returncode, _masked(loaded.stdout)) == (idle.returncode, _masked(idle.stdout))
+
+
+def test_a_reader_that_goes_away_is_no_internal_error() -> None:
+    """`verify list | head -1`: the pipe closes early; no traceback, no 'internal error'."""
+    cmd = f"{shlex.quote(sys.executable)} -m verify.cli list | head -1"
+    run = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd}; echo rc=${{PIPESTATUS[0]}}"], cwd=ROOT,
+                         text=True, capture_output=True, timeout=300)
+    assert run.stdout.startswith("rules (") and "rc=0" in run.stdout, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr

@@ -169,11 +169,20 @@ def test_z3_lassos_find_exactly_the_mandatory_loops_of_the_explored_graph(name: 
     assert g.oracle is not None
     explicit = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
     config = next(c for c in MODEL.configs if c.name == name)
-    sym = SymbolicChecker(MODEL, config, n, bounded=True, depth=10)
+    phase = g.layout.base["phase"]
+    # The depth comes from the explored graph: the shortest lasso it has (a shortest path to a loop
+    # state where the premise holds, then a shortest cycle back), so Z3 must find one exactly there;
+    # without one, a few steps show that Z3 makes none up.
+    lengths = [len(g.path_to(i)) - 1 + len(g.oracle.cycle(i, mandatory=True)) for i, s in enumerate(g.states)
+               if s[phase] == 0 and g.oracle.holds("mandatory_loop", s)]
+    sym = SymbolicChecker(MODEL, config, n, bounded=True)
+    sym.session.lasso_depth = min(lengths) if lengths else 6
     prop = MODEL.property("mandatory-loops-draw")
     trace, reason = sym.lasso(prop, "mandatory_loop", violation=False)
     assert reason is None
-    assert (trace is not None) == bool([s for s in explicit if s[g.layout.base["phase"]] == 0])
+    assert (trace is not None) == bool(lengths) == bool([s for s in explicit if s[phase] == 0])
+    if trace is not None:
+        assert len(trace.steps) == min(lengths)
     if trace is not None:
         assert trace.loop_start is not None and trace.final == trace.states[trace.loop_start]
         assert all(g.oracle.holds("mandatory_loop", s) for s in trace.states[trace.loop_start:])
@@ -209,3 +218,15 @@ def test_lasso_counterexamples_are_written_with_their_loop() -> None:
     assert "repeat forever" in trace_markdown(trace)
     assert trace_itf(trace)["loop"] == trace.loop_start
     assert f"-> s{trace.loop_start} [style=dashed" in trace_dot(trace)
+
+
+def test_a_spent_budget_is_never_a_failed_ranking() -> None:
+    """The same ranking that is proved with the default budget, given too few resource units: Z3
+    answers unknown, and that is reported as a query it could not decide, never as a failure."""
+    config = next(c for c in MODEL.configs if c.name == "multiplayer")
+    sym = SymbolicChecker(MODEL, config, 3, rlimit=60_000)
+    assert sym.termination() is None
+    why = sym.ranking_failure or ""
+    assert why.startswith("Z3 could not decide whether the ranking measure"), why
+    assert "units per property was spent (raise it with --rlimit)" in why
+    assert "does not decrease" not in why and "can be negative" not in why

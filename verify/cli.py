@@ -7,6 +7,7 @@ error in Endgame itself (with its traceback).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -18,7 +19,7 @@ from typing import Any, Callable
 import click
 
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
-from verify.checking.symbolic import DEFAULT_DEPTH
+from verify.checking.symbolic import DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS
 from verify.checking.verdict import CheckResult, Verdict
 from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError
 from verify.explicit.explore import cyclic_components
@@ -30,6 +31,8 @@ from verify.output.markdown import results_markdown
 from verify.output.text import results_text, scenario_text, trace_text
 from verify.scenarios.format import load_scenario
 from verify.scenarios.simulate import simulate
+
+MAX_RLIMIT = 10**12  # Z3 resource units: far beyond any budget a run could spend
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -61,6 +64,9 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
             code = EXIT_INPUT
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt):
             raise
+        except BrokenPipeError:  # the reader went away (`verify list | head`): nothing is wrong here
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+            code = EXIT_OK
         except Exception:  # an internal bug: keep the traceback
             traceback.print_exc()
             click.echo("internal error in Endgame (exit 3)", err=True)
@@ -82,7 +88,7 @@ def _command() -> str:
     return "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
-def _write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:
+def write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:
     """latest.md, latest.json, run.txt and traces/ (emptied first: no trace outlives its run)."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -113,15 +119,15 @@ def _write_reports(results: list[CheckResult], model: Model, directory: str) -> 
 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
-         reports: str, no_reports: bool, witness: bool, depth: int, timeout: float,
-         z3_budget: float | None, symmetry: bool | None, players: tuple[int, ...] | None) -> int:
+         reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
+         search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None) -> int:
     model = _model(rules)
     props = select(model, list(ids))
-    options = Options(engine=engine, configs=tuple(config) or None, depth=depth,
-                      timeout_ms=max(1, int(timeout * 1000)), total_budget_s=z3_budget, symmetry=symmetry,
-                      players=players)
+    options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
+                      search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
+                      symmetry=symmetry, players=players)
     results = check(model, props, options)
-    where = None if no_reports else _write_reports(results, model, reports)
+    where = None if no_reports else write_reports(results, model, reports)
     if as_json:
         click.echo(json.dumps(results_json(results, _command(), str(model.root)), indent=2))
     else:
@@ -172,10 +178,19 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
         click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
                      help="Deepest bounded-model-checking search, in steps."),
-        click.option("--timeout", type=click.FloatRange(0.001, 3600), default=20.0, show_default=True,
-                     help="Z3 time limit per property and game, in seconds (unknown when reached)."),
-        click.option("--z3-budget", type=click.FloatRange(0.001, 86400), default=None,
-                     help="Z3 time limit for the whole run, in seconds (unknown when reached)."),
+        click.option("--rlimit", type=click.IntRange(1, MAX_RLIMIT), default=DEFAULT_RLIMIT, show_default=True,
+                     help="Z3 budget per property and game, in Z3's resource units: the same verdicts on "
+                          "any machine (unknown when spent)."),
+        click.option("--search-rlimit", type=click.IntRange(1, MAX_RLIMIT), default=DEFAULT_SEARCH_RLIMIT,
+                     show_default=True,
+                     help="Z3 budget of one bounded search for a counterexample the explicit engine could "
+                          "not see (--engine both), in resource units."),
+        click.option("--z3-budget", type=click.IntRange(1, MAX_RLIMIT), default=None,
+                     help="Z3 budget for the whole run, in resource units (unknown when spent)."),
+        click.option("--timeout", type=click.FloatRange(0.001, 86400), default=DEFAULT_TIMEOUT_MS / 1000,
+                     show_default=True,
+                     help="Wall-clock safety net per property and game, in seconds: reaching it gives "
+                          "unknown, and says the verdict depends on the machine's speed."),
         click.option("--players", "players", default=None, metavar="COUNTS", callback=_player_counts,
                      help="Player counts to check in every configuration instead of its own: '2..8', "
                           f"'3,4' or '5' (within 2..{MAX_PLAYERS}). Z3 checks each; explicit exploration only "

@@ -1,17 +1,17 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from verify.checking.properties import GraphContext, check_explicit
-from verify.checking.symbolic import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, SymbolicChecker
+from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS, RunBudget,
+                                     SymbolicChecker)
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
 from verify.errors import UsageError, suggest
 from verify.explicit.explore import StateGraph, explore
 from verify.model.types import Config, Model, Property
-from verify.symbolic.symmetry import prove_rotation
+from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
 __all__ = ["Options", "check", "select", "combine", "games", "explore_game", "ENGINES"]
 
@@ -25,13 +25,16 @@ class Options:
     engine: str = "both"
     configs: tuple[str, ...] | None = None
     depth: int = DEFAULT_DEPTH
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
     bounded_z3: bool = False  # impose the explicit bounds on Z3 too (for cross-checking)
-    # Wall-clock limit of one bounded search for a counterexample that explicit
-    # exploration could not see; None: only the depth and the per-query timeout.
-    # With both engines the explicit search has covered the bounds already.
-    search_budget_s: float | None = 1.0
-    total_budget_s: float | None = None  # the whole run's Z3 time; None: no limit
+    # Z3's budgets, in its resource units (deterministic: the same verdicts on any machine):
+    # all of one property's queries on one game; one bounded search for a counterexample that
+    # explicit exploration could not see (with both engines the explicit search has covered the
+    # bounds already; with Z3 alone only the property's budget applies); the whole run (None: no limit).
+    rlimit: int = DEFAULT_RLIMIT
+    search_rlimit: int = DEFAULT_SEARCH_RLIMIT
+    z3_budget: int | None = None
+    rotation_rlimit: int = ROTATION_RLIMIT  # one query of the seat-rotation proof
+    timeout_ms: int = DEFAULT_TIMEOUT_MS  # wall-clock safety net per property; reaching it is reported
     # Explore one state per rotation of the seats where Z3 proves the rules symmetric:
     # every game (True), none (False), or the games whose configuration asks for it (None).
     symmetry: bool | None = None
@@ -65,11 +68,12 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
             for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
 
 
-def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, timeout_ms: int = 10_000) -> StateGraph:
+def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> StateGraph:
     """:func:`~verify.explicit.explore.explore`, and with *symmetry* first ask Z3 whether the rules
     are symmetric in the seats: one state per rotation class if so. The proof (or why it failed)
     goes with the graph."""
-    proof = prove_rotation(model, config, n, timeout_ms=timeout_ms) if symmetry else None
+    proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
     graph = explore(model, config, n, symmetric=proof is not None and proof.proved)
     graph.symmetry = proof
     return graph
@@ -89,13 +93,16 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
     witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
     refuted: set[str] = set()  # one counterexample is enough too: later games skip the property
-    deadline = None if options.total_budget_s is None else time.perf_counter() + options.total_budget_s
+    run = RunBudget(options.z3_budget)  # shared by every game's checker
     for name, n in games(model, options):
+        if all(p.id in refuted for p in props):
+            break  # one counterexample each is enough: nothing left to settle
         config = next(c for c in model.configs if c.name == name)
         settled: set[str] = set()  # explicit found a counterexample, or covered the game within its bounds
         if options.engine in ("both", "explicit") and config.explores(n):
             wanted = config.symmetry if options.symmetry is None else options.symmetry
-            graph = explore_game(model, config, n, symmetry=wanted, timeout_ms=options.timeout_ms)
+            graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
+                                 timeout_ms=options.timeout_ms)
             ctx = GraphContext(graph)
             for p in props:
                 if p.id in refuted:
@@ -107,9 +114,9 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
                 if result.verdict is Verdict.VIOLATED:
                     refuted.add(p.id)
         if options.engine in ("both", "z3"):
-            budget = options.search_budget_s if options.engine == "both" else None
+            search = options.search_rlimit if options.engine == "both" else None
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                                  timeout_ms=options.timeout_ms, search_budget_s=budget, deadline=deadline)
+                                  rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
             for p in props:
                 if p.id in refuted and p.id not in settled:
                     continue

@@ -23,10 +23,12 @@ from verify.symbolic.induction import Invariants, counterexample_to_induction, o
 from verify.symbolic.kinduction import k_induction
 from verify.symbolic.lasso import Lasso, lasso, lasso_kind
 from verify.symbolic.ranking import Termination
-from verify.symbolic.session import DEFAULT_DEPTH, DEFAULT_TIMEOUT_MS, Path, PropInstance, Session, SolverGaveUp
+from verify.symbolic.session import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS, Path,
+                                     PropInstance, RunBudget, Session, SolverGaveUp)
 from verify.symbolic.spacer import spacer
 
-__all__ = ["SymbolicChecker", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]
+__all__ = ["SymbolicChecker", "RunBudget", "DEFAULT_DEPTH", "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT",
+           "DEFAULT_TIMEOUT_MS"]
 
 _Outcome = tuple[Verdict, str, Trace | None, Trace | None]
 
@@ -36,11 +38,11 @@ class SymbolicChecker:
     arguments these are: ``bounded=True`` imposes the explicit bounds on Z3 too)."""
 
     def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
-                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 search_budget_s: float | None = None, deadline: float | None = None):
+                 depth: int = DEFAULT_DEPTH, rlimit: int = DEFAULT_RLIMIT, search_rlimit: int | None = None,
+                 run: RunBudget | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS):
         self.model, self.config, self.n = model, config, n
-        self.session = Session(model, config, n, bounded=bounded, depth=depth, timeout_ms=timeout_ms,
-                               search_budget_s=search_budget_s, deadline=deadline)
+        self.session = Session(model, config, n, bounded=bounded, depth=depth, rlimit=rlimit,
+                               search_rlimit=search_rlimit, run=run, timeout_ms=timeout_ms)
         self.layout, self.insts, self.ts = self.session.layout, self.session.insts, self.session.ts
         self.compiler = Compiler(model, self.layout, config.params, self.session.terminal)
         self._invariants = Invariants(self.session)
@@ -142,13 +144,13 @@ class SymbolicChecker:
         start = ses.start_property()
         self._last_cti = None
         try:
-            if ses.left_ms() <= 0:
+            if ses.exhausted():
                 verdict, method, trace, wtrace = Verdict.UNKNOWN, f"not attempted: {ses.limit_reason()}", None, None
             else:
                 verdict, method, trace, wtrace = self._check(prop, witness, search)
         except SolverGaveUp as err:
             verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
-        if verdict is Verdict.UNKNOWN and ses.left_ms() <= 0 and "time limit" not in method:
+        if verdict is Verdict.UNKNOWN and ses.exhausted() and ses.limit_reason() not in method:
             method = f"{method}; {ses.limit_reason()}"
         cti = self._last_cti if verdict is Verdict.UNKNOWN else None
         return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,

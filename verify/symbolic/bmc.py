@@ -2,7 +2,6 @@
 meets its premise (a witness)."""
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 import z3
@@ -21,7 +20,7 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | No
     depth, or Z3's reason when it gave up.
     """
     ts = ses.ts
-    deadline = ses.search_deadline()
+    begun = ses.prop_spent
     frames = [ts.frame("0")]
     acts: list[Any] = []
     sol = ses.solver()
@@ -36,18 +35,11 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | No
             acts.append(a)
         if k < start:
             continue
-        if ses.left_ms() <= 0:
-            return f"{ses.limit_reason()} at depth {k}"
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                return f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
-            sol.set("timeout", max(1, min(ses.left_ms(), int(left * 1000))))
-        else:
-            sol.set("timeout", max(1, ses.left_ms()))
+        if ses.exhausted(begun):
+            return f"{ses.limit_reason(begun)} at depth {k}"
         sol.push()
         sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
-        res = sol.check()
+        res = ses.check(sol, begun)
         if res == z3.sat:
             m = sol.model()
             states = [f.read(m) for f in frames]
@@ -55,10 +47,7 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | No
             sol.pop()
             return states, labels
         if res == z3.unknown:
-            reason = sol.reason_unknown() or "unknown"
-            if deadline is not None and time.perf_counter() >= deadline:
-                return f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
-            return str(reason)
+            return f"{ses.gave_up(sol, begun)} at depth {k}"
         sol.pop()
     return None
 

@@ -66,7 +66,7 @@ class Invariants:
         for c in cands:
             sol.push()
             sol.add(z3.Not(self._lemma(c, s)))
-            if sol.check() == z3.unsat:
+            if ses.check(sol) == z3.unsat:
                 alive.append(c)
             sol.pop()
         act = z3.Int("act@s", ts.ctx)
@@ -79,7 +79,7 @@ class Invariants:
             for c in alive:
                 sol.push()
                 sol.add(z3.Not(self._lemma(c, t)))
-                if sol.check() != z3.unsat:
+                if ses.check(sol) != z3.unsat:
                     dropped.append(c)
                 sol.pop()
             if not dropped:
@@ -118,12 +118,12 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     if prop.kind == "step":
         sol.add(ts.domain(t), ts.step(s, t, z3.Int("act@s", ts.ctx)))
     sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
-    res = sol.check()
+    res = ses.check(sol)
     ses.hold(sol)
     if res == z3.unsat:
         return "proved by a one-step query from the proved invariants", None
     if res == z3.unknown:
-        return None, str(sol.reason_unknown())
+        return None, ses.gave_up(sol)
     return None, None
 
 
@@ -136,7 +136,7 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
     if prop.kind == "step":
         sol.add(ts.domain(t), invs.hold(t), ts.step(s, t, z3.Int("act@s", ts.ctx)))
     sol.add(z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)]))
-    return bool(sol.check() == z3.unsat)
+    return bool(ses.check(sol) == z3.unsat)
 
 
 def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) -> tuple[list[State], int] | None:
@@ -146,7 +146,7 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
     Steps of rules that ask about the play graph are left out (Z3 lets them fire anywhere), and
     so are properties that ask about it; a terminal property has no step to blame.
     """
-    if prop.kind == "terminal" or property_graph_names(prop) or ses.left_ms() <= 0:
+    if prop.kind == "terminal" or property_graph_names(prop) or ses.exhausted():
         return None
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
@@ -159,7 +159,7 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
         sol.add(z3.And([ses.holds(i, s) for i in insts]), z3.Or([z3.Not(ses.holds(i, t)) for i in insts]))
     else:
         sol.add(z3.Or([z3.Not(ses.holds(i, s, t)) for i in insts]))
-    if sol.check() != z3.sat:
+    if ses.check(sol) != z3.sat:
         return None
     model = sol.model()
     return [s.read(model), t.read(model)], model.evaluate(act, model_completion=True).as_long()

@@ -22,18 +22,18 @@ def k_induction(ses: Session, invs: Invariants, prop: Property, kmax: int = K_IN
     ts = ses.ts
     insts = ses.instances(prop)
     for k in range(2, kmax + 1):
-        if ses.left_ms() <= 0:
+        if ses.exhausted():
             return None
         frames = [ts.frame(f"k{i}") for i in range(k + 1)]
         steps = [ts.step(a, b, z3.Int(f"act@k{i}", ts.ctx)) for i, (a, b) in enumerate(zip(frames, frames[1:]))]
         holds = [z3.And([ses.holds(i, f) for i in insts]) for f in frames]
         base = ses.solver()
         base.add(ts.init(frames[0]), *[ts.domain(f) for f in frames[:k]], *steps[:k - 1], z3.Not(z3.And(holds[:k])))
-        if base.check() != z3.unsat:
+        if ses.check(base) != z3.unsat:
             return None  # a violation within k - 1 steps (or Z3 gave up): the search reports it
         step = ses.solver()
         step.add(*[ts.domain(f) for f in frames], *[invs.hold(f) for f in frames], *steps,
                  *holds[:k], z3.Not(holds[k]))
-        if step.check() == z3.unsat:
+        if ses.check(step) == z3.unsat:
             return f"proved by {k}-induction"
     return None

@@ -2,7 +2,6 @@
 exactly or up to counters drifting past every threshold the rules compare them with."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +47,7 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
     allowed = [i.index for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
     drift = None if ses.bounded else Drift.of(ses.model, ses.config.params)
     insts = ses.instances(prop)
-    deadline = ses.search_deadline()
+    begun = ses.prop_spent
     frames = [ts.frame("0")]
     acts: list[Any] = []
     sol = ses.solver()
@@ -60,12 +59,8 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
         sol.add(ts.domain(f), ts.step(frames[-1], f, a, graph_rules=False))
         frames.append(f)
         acts.append(a)
-        if ses.left_ms() <= 0:
-            return None, f"{ses.limit_reason()} at depth {k}"
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
-            return None, f"search budget of {ses.search_budget_s:g} s spent at depth {k}"
-        sol.set("timeout", max(1, ses.left_ms() if left is None else min(ses.left_ms(), int(left * 1000))))
+        if ses.exhausted(begun):
+            return None, f"{ses.limit_reason(begun)} at depth {k}"
         sol.push()
         sol.add(loop >= 0, loop < k)
         for i, act in enumerate(acts):
@@ -77,7 +72,7 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
                           else ses.premise(inst, sj) for inst in insts])
             closes.append(z3.And(loop == j, ts.graph_name(kind, sj), _match(ses, frames[j:], drift), goal))
         sol.add(z3.Or(closes))
-        res = sol.check()
+        res = ses.check(sol, begun)
         if res == z3.sat:
             m = sol.model()
             states = [fr.read(m) for fr in frames]
@@ -86,7 +81,7 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
             sol.pop()
             return Lasso(states, labels, j, drift), None
         if res == z3.unknown:
-            return None, str(sol.reason_unknown() or "unknown")
+            return None, f"{ses.gave_up(sol, begun)} at depth {k}"
         sol.pop()
     return None, None
 

@@ -19,7 +19,7 @@ class Termination:
     def __init__(self, ses: Session, invs: Invariants):
         self.session, self.invariants = ses, invs
         self._how: str | None = None
-        self.failure: str | None = None  # where the ranking measure fails, when it does
+        self.failure: str | None = None  # where the ranking measure fails, or why it was not decided
 
     def prove(self) -> str | None:
         """Prove the configuration's ranking measure, once: every step of play but conceding,
@@ -42,7 +42,7 @@ class Termination:
         ts.acyclic = True  # see above: the assumption the ranking discharges
         self.invariants.forget()
         proved, how = ranking_holds(self.session, self.invariants, ranking)
-        if not proved:
+        if proved is not True:
             ts.acyclic = False
             self.invariants.forget()
             self.failure = how
@@ -51,8 +51,9 @@ class Termination:
         return how
 
 
-def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> tuple[bool, str]:
-    """(True, how it is proved), or (False, where it fails: the rule and the state it steps from)."""
+def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> tuple[bool | None, str]:
+    """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
+    (None, which query Z3 could not decide and why: a budget, never a failure of the measure)."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.frame("s"), ts.frame("t")
     ms = [ts.prop(e, {}, s) for e in ranking]
@@ -65,10 +66,11 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
     inv = invs.hold(s)
     sol = ses.solver()
     sol.add(ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
-    answer = sol.check()
+    answer = ses.check(sol)
+    if answer == z3.unknown:
+        return None, f"Z3 could not decide whether the ranking measure stays >= 0: {ses.gave_up(sol)}"
     if answer != z3.unsat:
-        at = f" in {layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
-        return False, f"the ranking measure can be negative{at}"
+        return False, f"the ranking measure can be negative in {layout.show(s.read(sol.model()))}"
     goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
     for inst in play:  # a fresh query per rule instance, the successor substituted in
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
@@ -77,12 +79,15 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
             sol = ses.solver()
             sol.add(ts.domain(s), inv, ts.guard(inst, s),
                     *[z3.substitute(c, *pairs) for c in [ts.domain(t), z3.Not(decrease), *extra]])
-            answer = sol.check()
+            answer = ses.check(sol)
             if answer == z3.unsat:
                 break
-        else:
+        else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
             who = "" if inst.actor is None else f" for P{inst.actor}"
-            at = f" from {layout.show(s.read(sol.model()))}" if answer == z3.sat else ""
-            return False, f"the ranking measure does not decrease on rule {inst.rule.id}{who}{at}"
+            if answer == z3.sat:
+                return False, (f"the ranking measure does not decrease on rule {inst.rule.id}{who} "
+                               f"from {layout.show(s.read(sol.model()))}")
+            return None, (f"Z3 could not decide whether the ranking measure decreases on rule "
+                          f"{inst.rule.id}{who}: {ses.gave_up(sol)}")
     return True, (f"play always ends: its ranking measure is proved "
                   f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")

@@ -18,14 +18,35 @@ from verify.model.state import Layout, State
 from verify.model.types import Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
 
-__all__ = ["Session", "PropInstance", "Path", "SolverGaveUp", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS"]
+__all__ = ["Session", "PropInstance", "Path", "RunBudget", "SolverGaveUp", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS",
+           "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT", "rlimit_count"]
 
 DEFAULT_DEPTH = 10
-DEFAULT_TIMEOUT_MS = 20_000
+# Z3's budgets are counted in its resource units (rlimit), not in seconds, so that the same model
+# gets the same verdicts on a slow, loaded or fast machine. Wall-clock time is only a safety net.
+DEFAULT_RLIMIT = 40_000_000  # all of one property's queries on one game (about 20 s of hard work here)
+DEFAULT_SEARCH_RLIMIT = 2_000_000  # one bounded search after the explicit engine covered the bounds
+DEFAULT_TIMEOUT_MS = 300_000  # the safety net per property: reaching it makes a verdict machine-dependent
 
 SolverGaveUp = z3.Z3Exception  # what a Z3 call raises when it is cancelled or fails
 
 Path = tuple[list[State], list[int]]  # states s0 .. sk and the rule instance of each step
+
+
+def rlimit_count(stats: Any) -> int:
+    """The resource units a Z3 context has spent so far, read from a solver's statistics."""
+    for key, value in stats:
+        if key == "rlimit count":
+            return int(value)
+    return 0
+
+
+@dataclass
+class RunBudget:
+    """The resource units every Z3 query of one run may spend together (None: no limit)."""
+
+    total: int | None = None
+    spent: int = 0
 
 
 @dataclass(frozen=True)
@@ -43,28 +64,34 @@ class Session:
     ``bounded=True`` imposes the configuration's bounds on every state (for
     comparison with explicit exploration); otherwise counters are unbounded and
     initial ranges keep only their lower ends: a proof then holds for all values.
+
+    Budgets are Z3 resource units: *rlimit* for all of one property's queries,
+    *search_rlimit* for one bounded search (None: only the property's), *run* shared
+    by every session of a run. *timeout_ms* is a wall-clock safety net per property.
     """
 
     def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
-                 depth: int = DEFAULT_DEPTH, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 search_budget_s: float | None = None, deadline: float | None = None):
+                 depth: int = DEFAULT_DEPTH, rlimit: int = DEFAULT_RLIMIT, search_rlimit: int | None = None,
+                 run: RunBudget | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS):
         self.model, self.config, self.n = model, config, n
-        self.bounded, self.depth, self.timeout_ms = bounded, depth, timeout_ms
+        self.bounded, self.depth = bounded, depth
         self.lasso_depth = 2 * depth  # a loop goes once round a cycle: longer than most counterexamples
-        self.search_budget_s = search_budget_s  # wall-clock limit of one bounded search
-        # Time limits: timeout_ms for all of one property's queries; deadline (a perf_counter
-        # instant) for the whole run, shared by every checker of the run.
-        self.deadline = deadline
+        self.rlimit, self.search_rlimit = rlimit, search_rlimit
+        self.run = run if run is not None else RunBudget()
+        self.timeout_ms = timeout_ms
+        self.prop_spent = 0  # units the current property's queries have spent
         self.prop_deadline: float | None = None
         self.layout = Layout.for_config(model.vocab, n, config)
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
+        self._seen = 0  # the context's resource count after the last query
         self._held: list[z3.Solver] = []
 
     def start_property(self) -> float:
-        """Start the time limit of one property's queries; returns the start instant."""
+        """Start one property's budget and safety net; returns the start instant."""
         start = time.perf_counter()
         self.prop_deadline = start + self.timeout_ms / 1000
+        self.prop_spent = 0
         self._held = []
         return start
 
@@ -73,32 +100,69 @@ class Session:
         # a state on a loop has a step besides the loop rule's, so the loop rules can be skipped
         return not any(i.guard(s, None) for i in self.insts if not i.rule.graph)
 
-    def left_ms(self) -> int:
-        """Milliseconds left under the property's and the run's time limits."""
-        now = time.perf_counter()
-        ends = [d for d in (self.prop_deadline, self.deadline) if d is not None]
-        left = min([self.timeout_ms] + [int((d - now) * 1000) for d in ends])
-        return max(0, left)
+    # -- budgets ----------------------------------------------------------------------------
+    def units_left(self, search_from: int | None = None) -> int:
+        """Resource units left to the property (and the run; and, with *search_from*, the
+        value of :attr:`prop_spent` when a bounded search began, to that search)."""
+        left = [self.rlimit - self.prop_spent]
+        if self.run.total is not None:
+            left.append(self.run.total - self.run.spent)
+        if search_from is not None and self.search_rlimit is not None:
+            left.append(self.search_rlimit - (self.prop_spent - search_from))
+        return max(0, min(left))
 
-    def limit_reason(self) -> str:
-        if self.deadline is not None and time.perf_counter() >= self.deadline:
-            return "the run's total Z3 time limit was reached"
-        return f"the time limit of {self.timeout_ms / 1000:g} s per property was reached"
+    def wall_left_ms(self) -> int:
+        if self.prop_deadline is None:
+            return self.timeout_ms
+        return max(0, int((self.prop_deadline - time.perf_counter()) * 1000))
 
-    def search_deadline(self) -> float | None:
-        """When a bounded search started now must stop (its wall-clock budget), if it has one."""
-        return None if self.search_budget_s is None else time.perf_counter() + self.search_budget_s
+    def exhausted(self, search_from: int | None = None) -> bool:
+        """Whether a budget (or the safety net) leaves nothing for another query."""
+        return self.units_left(search_from) <= 0 or self.wall_left_ms() <= 0
+
+    def limit_reason(self, search_from: int | None = None) -> str:
+        """Which budget ran out, and how to raise it."""
+        if self.run.total is not None and self.run.spent >= self.run.total:
+            return f"the run's Z3 budget of {self.run.total:,} units was spent (raise it with --z3-budget)"
+        if self.prop_spent >= self.rlimit:
+            return f"the Z3 budget of {self.rlimit:,} units per property was spent (raise it with --rlimit)"
+        if search_from is not None and self.search_rlimit is not None and \
+                self.prop_spent - search_from >= self.search_rlimit:
+            return (f"the search budget of {self.search_rlimit:,} units was spent "
+                    f"(raise it with --search-rlimit)")
+        return (f"the wall-clock safety net of {self.timeout_ms / 1000:g} s per property was reached "
+                f"(raise it with --timeout; this verdict depends on the machine's speed)")
 
     def solver(self) -> z3.Solver:
-        sol = z3.Solver(ctx=self.ts.ctx)
-        sol.set("timeout", max(1, self.left_ms()))
-        return sol
+        return z3.Solver(ctx=self.ts.ctx)
 
     def hold(self, sol: z3.Solver) -> None:
         """Keep *sol* alive until the next property starts. Z3 chooses a model by the context's term
         history, which freeing a solver changes: the counterexample to induction that follows the
         one-step query is chosen with that query's terms still alive."""
         self._held.append(sol)
+
+    def check(self, sol: z3.Solver, search_from: int | None = None) -> z3.CheckSatResult:
+        """*sol*.check() within the budgets left, the units it spent charged to them."""
+        sol.set("rlimit", max(1, self.units_left(search_from)))
+        sol.set("timeout", max(1, self.wall_left_ms()))
+        try:
+            return sol.check()
+        finally:
+            self.charge(rlimit_count(sol.statistics()))
+
+    def charge(self, count: int) -> None:
+        """Charge what the context spent since the last query (its resource count is now *count*)."""
+        spent = max(0, count - self._seen)
+        self._seen = max(self._seen, count)
+        self.prop_spent += spent
+        self.run.spent += spent
+
+    def gave_up(self, sol: z3.Solver, search_from: int | None = None) -> str:
+        """Why a query answered unknown: the budget that ran out, or Z3's own reason."""
+        if self.exhausted(search_from):
+            return self.limit_reason(search_from)
+        return str(sol.reason_unknown() or "unknown")
 
     def instances(self, prop: Property) -> list[PropInstance]:
         if prop.var:

@@ -9,7 +9,7 @@ import z3
 
 from verify.model.types import Property
 from verify.symbolic.encode import Frame
-from verify.symbolic.session import Session
+from verify.symbolic.session import Session, rlimit_count
 
 __all__ = ["spacer", "recheck"]
 
@@ -28,10 +28,11 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     fp.set("xform.slice", False)
     fp.set("xform.inline_linear", False)
     fp.set("xform.inline_eager", False)
-    limit = ses.left_ms() if ses.search_budget_s is None else min(ses.left_ms(), int(ses.search_budget_s * 1000))
-    if limit <= 0:
+    begun = ses.prop_spent
+    if ses.exhausted(begun):
         return None, False
-    fp.set("timeout", limit)
+    fp.set("rlimit", max(1, ses.units_left(begun)))
+    fp.set("timeout", max(1, ses.wall_left_ms()))
     inv = z3.Function("Reach", *[v.sort() for v in s.vars], z3.BoolSort(ctx))
     fp.register_relation(inv)
     act = z3.Int("act@s", ctx)
@@ -47,8 +48,10 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     start = time.perf_counter()
     try:
         res = fp.query(query)
-    except z3.Z3Exception:  # Spacer reports a timeout as 'canceled'
+    except z3.Z3Exception:  # Spacer reports a spent budget by raising ('canceled', 'max. resource limit')
         return None, False
+    finally:
+        ses.charge(rlimit_count(fp.statistics()))
     if res == z3.unsat:
         seconds = time.perf_counter() - start
         invariant = z3.substitute_vars(fp.get_cover_delta(-1, inv), *s.vars)
@@ -73,6 +76,6 @@ def recheck(ses: Session, prop: Property, invariant: Any, s: Frame, t: Frame, ac
     for query in queries:
         sol = ses.solver()
         sol.add(*query)
-        if sol.check() != z3.unsat:
+        if ses.check(sol) != z3.unsat:
             return False
     return True

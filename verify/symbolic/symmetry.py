@@ -27,8 +27,11 @@ from verify.explicit.rotation import Rotation, SymmetryProof
 from verify.model.state import Layout
 from verify.model.types import GRAPH_NAMES, Config, Model
 from verify.symbolic.encode import Frame, TransitionSystem
+from verify.symbolic.session import DEFAULT_TIMEOUT_MS
 
-__all__ = ["prove_rotation"]
+__all__ = ["prove_rotation", "ROTATION_RLIMIT"]
+
+ROTATION_RLIMIT = 20_000_000  # resource units for one query of the proof
 
 
 class _Rotated:
@@ -48,9 +51,12 @@ class _Rotated:
         return v
 
 
-def prove_rotation(model: Model, config: Config, n: int, *, timeout_ms: int = 10_000) -> SymmetryProof:
+def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATION_RLIMIT,
+                   timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SymmetryProof:
     """Ask Z3 whether rotating the seats by one commutes with every rule instance of *config*
-    at *n* players and leaves every property's reading unchanged, for every state of the domain."""
+    at *n* players and leaves every property's reading unchanged, for every state of the domain.
+
+    Each query may spend *rlimit* resource units; *timeout_ms* is a wall-clock safety net."""
     start = time.perf_counter()
     layout = Layout.for_config(model.vocab, n, config)
     rot = Rotation.of(layout)
@@ -66,7 +72,7 @@ def prove_rotation(model: Model, config: Config, n: int, *, timeout_ms: int = 10
     same = [(z3.Bool(f"{g}@{rs.tag}", ctx), z3.Bool(f"{g}@{s.tag}", ctx)) for g in GRAPH_NAMES] + \
            [(z3.Bool(f"{g}@{rt.tag}", ctx), z3.Bool(f"{g}@{t.tag}", ctx)) for g in GRAPH_NAMES]
     solver = z3.Solver(ctx=ctx)
-    solver.set(timeout=timeout_ms)
+    solver.set(timeout=timeout_ms, rlimit=rlimit)
     solver.add(ts.domain(s, fixed=False))
     queries = 0
 
@@ -80,7 +86,8 @@ def prove_rotation(model: Model, config: Config, n: int, *, timeout_ms: int = 10
         if answer == z3.unsat:
             return None
         if answer == z3.unknown:
-            return f"Z3 could not decide {what} ({solver.reason_unknown()})"
+            return (f"Z3 could not decide {what} within {rlimit:,} resource units per query "
+                    f"({solver.reason_unknown()})")
         return what
 
     by_key = {i.key: i for i in insts}
