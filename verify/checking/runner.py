@@ -95,7 +95,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     refuted: set[str] = set()  # one counterexample is enough too: later games skip the property
     run = RunBudget(options.z3_budget)  # shared by every game's checker
     for name, n in games(model, options):
-        if all(p.id in refuted for p in props):
+        if props and all(p.id in refuted for p in props):
             break  # one counterexample each is enough: nothing left to settle
         config = next(c for c in model.configs if c.name == name)
         settled: set[str] = set()  # explicit found a counterexample, or covered the game within its bounds

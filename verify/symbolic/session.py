@@ -1,9 +1,9 @@
-"""One configuration and player count under Z3: its transition system, time limits and solvers.
+"""One configuration and player count under Z3: its transition system, budgets and solvers.
 
 Every technique of the symbolic engine (:mod:`~verify.symbolic.induction`,
 :mod:`~verify.symbolic.bmc`, :mod:`~verify.symbolic.lasso`, ...) takes a
-:class:`Session` and asks it for solvers, so all of one property's queries
-share its time limit and every checker of a run shares the run's.
+:class:`Session` and runs its queries through it, so all of one property's queries
+share its budget and every checker of a run shares the run's.
 """
 from __future__ import annotations
 
