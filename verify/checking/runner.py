@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from verify.checking.properties import GraphContext, check_explicit
-from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS, RunBudget,
-                                     SymbolicChecker)
+from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS,
+                                     RunBudget, SymbolicChecker)
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
 from verify.errors import UsageError, suggest
 from verify.explicit.explore import StateGraph, explore

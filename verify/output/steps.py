@@ -9,6 +9,7 @@ __all__ = ["actor_name", "step_rows", "joined", "changes_text", "loop_note"]
 
 
 def actor_name(actor: int | None, card: int | None = None, cards: tuple[str, ...] = ()) -> str:
+    """'P0', 'game' for rules nobody controls, or a card's name (after its controller's)."""
     who = "game" if actor is None else f"P{actor}"
     if card is not None:
         name = cards[card] if card < len(cards) else f"#{card}"
@@ -17,11 +18,12 @@ def actor_name(actor: int | None, card: int | None = None, cards: tuple[str, ...
 
 
 def step_rows(trace: Trace) -> list[tuple[int, str, str, str, str, list[tuple[str, str, str]]]]:
+    """(number, rule, actor, mandatoriness, deciding clauses, changed variables) for each step."""
     rows = []
     prev = trace.initial
     for i, step in enumerate(trace.steps, 1):
-        rows.append((i, step.rule, actor_name(step.actor, step.card, trace.layout.cards), step.mandatoriness, ", ".join(step.because),
-                     trace.layout.changes(prev, step.state)))
+        rows.append((i, step.rule, actor_name(step.actor, step.card, trace.layout.cards), step.mandatoriness,
+                     ", ".join(step.because), trace.layout.changes(prev, step.state)))
         prev = step.state
     return rows
 
