@@ -151,14 +151,13 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
     act = z3.Int("act@cti", ts.ctx)
-    insts = ses.instances(prop)
     sol = ses.solver()
     sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False), invs.hold(s),
             ts.step(s, t, act, graph_rules=False))
     if prop.kind == "state":
-        sol.add(z3.And([ses.holds(i, s) for i in insts]), z3.Or([z3.Not(ses.holds(i, t)) for i in insts]))
+        sol.add(z3.And([ses.holds(i, s) for i in ses.instances(prop)]), ses.violated(prop, t))
     else:
-        sol.add(z3.Or([z3.Not(ses.holds(i, s, t)) for i in insts]))
+        sol.add(ses.violated(prop, s, t))
     if ses.check(sol) != z3.sat:
         return None
     model = sol.model()
