@@ -13,7 +13,7 @@ from conftest import ROOT
 from points import point_values
 
 from verify.checking.runner import Options, check
-from verify.checking.trace import Trace
+from verify.checking.trace import Trace, closes
 from verify.checking.verdict import Verdict
 from verify.cli import write_reports
 from verify.model.loader import load_model
@@ -54,7 +54,11 @@ def _violates(trace: Trace, spec: brokenmodels.Broken) -> bool:
     return premise and not conclusion
 
 
-@pytest.mark.parametrize("spec", VIOLATED, ids=_ids(VIOLATED))
+EXPLORED = [s for s in VIOLATED if not s.both]  # exploration within the bounds sees the violation
+BOTH = [s for s in VIOLATED if s.both]  # it lies past the bounds: only Z3's search there finds it
+
+
+@pytest.mark.parametrize("spec", EXPLORED, ids=_ids(EXPLORED))
 def test_explicit_engine_finds_the_violation_and_reports_it(spec: brokenmodels.Broken, tmp_path: Path) -> None:
     """What `verify check PROPERTY --engine explicit --rules COPY` runs, prints and reports, through
     the library (the command's wiring and exit status 1 are tested on one copy in test_cli.py)."""
@@ -79,7 +83,32 @@ def test_z3_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
     configs = (spec.z3_config,) if spec.z3_config else None
     [result] = check(model, [model.property(spec.property)], Options(engine="z3", configs=configs))
     assert result.verdict is Verdict.VIOLATED
-    assert result.trace is not None and _violates(result.trace, spec)
+    assert result.trace is not None and _really_violates(result.trace, spec)
+
+
+def _really_violates(trace: Trace, spec: brokenmodels.Broken) -> bool:
+    """The trace breaks the property: on the explored graph, or (for a loop past the bounds,
+    which the explored graph cuts) as a lasso that closes up to counters drifting past every
+    threshold, ending where the property asks for a draw and none can come."""
+    if not spec.both:
+        return _violates(trace, spec)
+    return trace.loop_start is not None and closes(trace) and trace.steps[-1].rule == spec.rule
+
+
+@pytest.mark.parametrize("spec", BOTH, ids=_ids(BOTH))
+def test_both_engines_search_past_the_bounds(spec: brokenmodels.Broken) -> None:
+    """Exploration within the bounds finds nothing (it cuts the violating play at a bound), which
+    settles nothing there: with both engines Z3 searches that game too, and finds the violation."""
+    model = load_model(spec.path)
+    configs = (spec.z3_config,) if spec.z3_config else None
+    [explored] = check(model, [model.property(spec.property)], Options(engine="explicit", configs=configs))
+    # within the bounds there is no loop at all (and the configuration declares them its scope)
+    assert explored.verdict in (Verdict.BOUNDED, Verdict.VACUOUS) and explored.trace is None
+    assert all(r.cut > 0 for r in explored.results)
+    [result] = check(model, [model.property(spec.property)], Options(configs=configs))
+    assert result.verdict is Verdict.VIOLATED
+    assert result.trace is not None and _really_violates(result.trace, spec)
+    assert [r.engine for r in result.results] == ["explicit", "z3"]
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -93,6 +122,13 @@ def test_vacuous_property_is_reported_and_fails(spec: brokenmodels.Broken) -> No
     model = load_model(spec.path)
     [result] = check(model, [model.property(spec.property)], Options())
     assert result.verdict is Verdict.VACUOUS and result.witness is None
-    run = _cli("check", spec.property, "--rules", str(spec.path), "--engine", "explicit", "--no-reports")
+    assert "unreachable" in result.method
+    # exploration alone says vacuous only where it is complete: no successor cut, no initial range
+    run = _cli("check", spec.property, "--rules", str(spec.path), "--engine", "explicit", "--config", "loop-pair",
+               "--no-reports")
     assert run.returncode == 1
-    assert "vacuous" in run.stdout and "no reachable state meets the premise" in run.stdout
+    assert "vacuous" in run.stdout and "the premise is unreachable in every game" in run.stdout
+    assert "no successor cut" in run.stdout
+    cut = _cli("check", spec.property, "--rules", str(spec.path), "--engine", "explicit", "--config", "multiplayer",
+               "--no-reports")
+    assert cut.returncode == 1 and "unknown" in cut.stdout and "not proved unreachable" in cut.stdout

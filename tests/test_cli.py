@@ -23,11 +23,15 @@ def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["all", "--config", "effects", "--config", "card-statics", "--config",
                                     "loop-unrelated-option", "--reports", str(tmp_path / "r")])
     assert run.exit_code == 0, run.output
-    lines = [l for l in run.output.splitlines() if " holds " in l]
-    assert len(lines) == len(load_model().properties) == 17
-    assert "exhaustive within bounds" in run.output and "Z3 proved for all counter values" in run.output
+    ids = {p.id for p in load_model().properties}
+    rows = {line.split()[0]: line for line in run.output.splitlines() if line.split() and line.split()[0] in ids}
+    assert len(rows) == len(ids) == 17
+    # every row holds; the loop property rests on the bounds that effects and card-statics declare
+    assert all(" holds " in row for row in rows.values())
+    assert "holds within bounds" in rows["optional-loops-escape"] and "declare" in rows["optional-loops-escape"]
+    assert "exhaustive with no successor cut" in run.output and "Z3 proved for all counter values" in run.output
     report = json.loads((tmp_path / "r" / "latest.json").read_text())
-    assert report["verdict"] == "holds" and len(report["properties"]) == 17
+    assert report["ok"] and report["verdict"] == "holds within bounds" and len(report["properties"]) == 17
     witness = report["properties"][0]["witness"]
     assert witness["#meta"]["format"] == "ITF" and witness["states"] and "vars" in witness
     md = (tmp_path / "r" / "latest.md").read_text()
@@ -84,7 +88,7 @@ SCRIPT = Path(sys.executable).parent / "verify"
 def test_installed_console_script_runs_from_any_directory(tmp_path: Path) -> None:
     """After `pip install .` (not editable), the bundled model ships with the package."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([str(SCRIPT), "check", "all-lose-is-draw", "--engine", "explicit"],
+    run = subprocess.run([str(SCRIPT), "check", "all-lose-is-draw", "--engine", "explicit", "--config", "duel"],
                          cwd=tmp_path, env=env, text=True, capture_output=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert (tmp_path / "reports" / "latest.json").is_file()
@@ -97,8 +101,9 @@ def test_reports_hold_no_stale_traces(tmp_path: Path) -> None:
                                       "--reports", reports])
     assert first.exit_code == 1
     assert (tmp_path / "r" / "traces" / "win-and-lose-loses.counterexample.txt").is_file()
-    again = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--engine", "explicit", "--reports", reports])
-    assert again.exit_code == 0
+    again = CliRunner().invoke(main, ["check", "win-and-lose-loses", "--engine", "explicit", "--config", "duel",
+                                      "--reports", reports])
+    assert again.exit_code == 0, again.output  # the duel declares its bounds to be its scope
     assert not list((tmp_path / "r" / "traces").glob("*.counterexample.*"))
 
 
@@ -148,7 +153,10 @@ def test_explore_with_symmetry_counts_rotation_classes() -> None:
 def test_explicit_engine_says_which_player_counts_it_leaves_unchecked() -> None:
     run = CliRunner().invoke(main, ["check", "game-end-final", "--engine", "explicit", "--config", "commander",
                                     "--no-reports"])
-    assert run.exit_code == 0, run.output
+    # commander does not declare its bounds to be its scope: exploration alone settles nothing
+    assert run.exit_code == 1, run.output
+    assert "holds within bounds" in run.output and "only within the bounds on commander (2p)" in run.output
+    assert "initial values from the ranges as written" in run.output
     assert "commander      2/4 players (explored: 2; the rest not checked (--engine explicit))" in run.output
     both = CliRunner().invoke(main, ["check", "game-end-final", "--config", "commander", "--no-reports"])
     assert "(explored: 2; the rest by Z3 only)" in both.output
@@ -186,3 +194,23 @@ def test_a_reader_that_goes_away_is_no_internal_error() -> None:
                          text=True, capture_output=True, timeout=300)
     assert run.stdout.startswith("rules (") and "rc=0" in run.stdout, run.stdout + run.stderr
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+
+
+def test_a_witness_search_that_finds_nothing_is_unknown_not_vacuous() -> None:
+    """Vacuous means the premise is proved unreachable. A search that found no witness within its
+    depth proved nothing of the kind: the verdict is unknown, and says what the search did."""
+    run = CliRunner().invoke(main, ["check", "empty-draw-loses", "--engine", "z3", "--config", "duel", "--depth", "1",
+                                    "--no-reports"])
+    assert run.exit_code == 1
+    assert "empty-draw-loses: unknown: no witness" in run.output and "not proved unreachable" in run.output
+    assert "none within 1 steps" in run.output and "vacuous" not in run.output
+
+
+def test_invariants_left_undecided_are_named() -> None:
+    """Houdini drops a candidate invariant that Z3 could not decide within its budget; a proof that
+    then fails says which invariants went missing and why, instead of losing them silently."""
+    run = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--config", "duel", "--rlimit", "100000",
+                                    "--no-reports"])
+    assert run.exit_code == 1
+    assert "invariant candidates left out because Z3 could not decide them: game-end-final (the Z3 budget of " \
+           "100,000 units per property was spent (raise it with --rlimit))" in run.output

@@ -61,9 +61,10 @@ def test_the_explicit_engine_and_scenarios_run_without_z3() -> None:
         g = explore(m, m.configs[0], 2)
         r = check_explicit(g, m.property("all-lose-is-draw"))
         sim = simulate(m, load_scenario({str(ROOT / "tests" / "scenarios" / "all-at-one-life.toml")!r}, m))
-        print(len(g.states), r.verdict.value, sim.as_expected, "z3" in sys.modules and sys.modules["z3"] is not None)
+        print(len(g.states), r.verdict.name, sim.as_expected, "z3" in sys.modules and sys.modules["z3"] is not None)
     """)
     run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, text=True, capture_output=True, timeout=300)
     assert run.returncode == 0, run.stderr
     states, verdict, expected, loaded = run.stdout.split()
-    assert int(states) > 100 and verdict == "holds" and expected == "True" and loaded == "False"
+    # the duel's bounds are its declared scope: exploration within them is all it can say
+    assert int(states) > 100 and verdict == "BOUNDED" and expected == "True" and loaded == "False"

@@ -20,7 +20,7 @@ import click
 
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
 from verify.checking.symbolic import DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS
-from verify.checking.verdict import CheckResult, Verdict
+from verify.checking.verdict import CheckResult
 from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError
 from verify.explicit.explore import cyclic_components
 from verify.model.loader import MAX_PLAYERS, load_model
@@ -145,7 +145,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         click.echo(results_text(results, witnesses=witness))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
-    return EXIT_OK if all(r.verdict is Verdict.HOLDS for r in results) else EXIT_FAIL
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
 
 
 def _player_counts(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:

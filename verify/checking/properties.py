@@ -169,35 +169,44 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     seconds = time.perf_counter() - start
     scope = graph.scope()
     cut = sum(graph.cut_by.values())
-    cut_note = f"; {cut:,} successors cut at the bounds" if cut else ""
     if violation is not None:
         path, p, point = violation
         trace = _trace(ctx, prop, path, "counterexample", point,
                        lambda who: f"violates {prop.id}{who}: {prop.title}", p)
         return EngineResult("explicit", graph.config.name, graph.n, Verdict.VIOLATED,
                             f"counterexample at depth {len(path) - 1} ({scope})",
-                            seconds, trace=trace, states=len(states))
+                            seconds, trace=trace, states=len(states), cut=cut)
     wtrace = None
     if witness is not None:
         path, p, point = witness
         wtrace = _trace(ctx, prop, path, "witness", point, lambda who: f"premise of {prop.id} met{who}", p)
+
+    def result(verdict: Verdict, method: str) -> EngineResult:
+        return EngineResult("explicit", graph.config.name, graph.n, verdict, method, seconds, witness=wtrace,
+                            states=len(states), cut=cut)
+
     strict = graph.strict_cuts()
     if strict:
         bounds = ", ".join(f"{v} <= {graph.config.bounds[v][1]}" for v in strict if v in graph.config.bounds)
-        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
-                            f"bound reached: {bounds} ({sum(graph.cut_vars[v] for v in strict):,} successors "
-                            f"cut; {scope}); no counterexample among {len(states):,} states", seconds,
-                            witness=wtrace, states=len(states))
+        return result(Verdict.UNKNOWN, f"bound reached: {bounds} ({sum(graph.cut_vars[v] for v in strict):,} "
+                      f"successors cut; {scope}); no counterexample among {len(states):,} states")
     if not graph.complete:
-        return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
-                            f"state limit of {graph.config.max_states:,} reached ({scope}); "
-                            f"no counterexample among {len(states):,} states", seconds, witness=wtrace,
-                            states=len(states))
+        return result(Verdict.UNKNOWN, f"state limit of {graph.config.max_states:,} reached ({scope}); "
+                      f"no counterexample among {len(states):,} states")
+    released = graph.released()
+    if cut or released:  # what lies past the bounds is unexplored: nothing is settled there
+        past = ([f"{cut:,} successors cut at {_cut_text(graph)}"] if cut else []) + \
+            ([f"initial {', '.join(released)} from the ranges as written only"] if released else [])
+        met = "" if wtrace is not None else "; no state within them meets the premise"
+        return result(Verdict.BOUNDED, f"exhaustive within bounds: {len(states):,} states, {len(graph.src):,} steps; "
+                      f"{'; '.join(past)}{met} ({scope})")
     if wtrace is None:
-        return EngineResult("explicit", graph.config.name, graph.n, Verdict.VACUOUS,
-                            f"no reachable {'step' if prop.kind == 'step' else prop.kind + ' state'} "
-                            f"meets the premise ({len(states):,} states; {scope})", seconds,
-                            states=len(states))
-    return EngineResult("explicit", graph.config.name, graph.n, Verdict.HOLDS,
-                        f"exhaustive: {len(states):,} states, {len(graph.src):,} steps ({scope}{cut_note})",
-                        seconds, witness=wtrace, states=len(states))
+        return result(Verdict.VACUOUS, f"no reachable {'terminal state' if prop.kind == 'terminal' else prop.kind} "
+                      f"meets the premise: exhaustive, no successor cut ({len(states):,} states; {scope})")
+    return result(Verdict.HOLDS, f"exhaustive, no successor cut: {len(states):,} states, {len(graph.src):,} steps "
+                  f"({scope})")
+
+
+def _cut_text(graph: StateGraph) -> str:
+    """'life > 2 (12), library < 0 (3)': the bounds that cut successors, and how often."""
+    return ", ".join(f"{v} ({k:,})" for v, k in sorted(graph.cut_vars.items())) or "the bounds"

@@ -1,8 +1,8 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Collection, Iterable, Sequence
 
 from verify.checking.properties import GraphContext, check_explicit
 from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS,
@@ -85,6 +85,8 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     >>> from verify.model.loader import load_model
     >>> m = load_model()
     >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")], Options(engine="explicit"))]
+    ['holds within bounds']
+    >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")], Options(configs=("loop-drain-all",)))]
     ['holds']
     """
     if options.engine not in ENGINES:
@@ -98,7 +100,10 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         if props and all(p.id in refuted for p in props):
             break  # one counterexample each is enough: nothing left to settle
         config = next(c for c in model.configs if c.name == name)
-        settled: set[str] = set()  # explicit found a counterexample, or covered the game within its bounds
+        # Settled by exploration: a counterexample, or an exploration complete for the property
+        # (no successor cut, no initial range left wider in the games than explored). Everywhere
+        # else Z3 searches for a counterexample too: a bound stops exploration, not play.
+        settled: set[str] = set()
         if options.engine in ("both", "explicit") and config.explores(n):
             wanted = config.symmetry if options.symmetry is None else options.symmetry
             graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
@@ -109,7 +114,9 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
                     continue
                 result = check_explicit(graph, p, ctx)
                 per[p.id].append(result)
-                if result.verdict is not Verdict.UNKNOWN:
+                if result.witness is not None:
+                    witnessed.add(p.id)
+                if result.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED):
                     settled.add(p.id)
                 if result.verdict is Verdict.VIOLATED:
                     refuted.add(p.id)
@@ -118,16 +125,47 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
             sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                                   rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
             for p in props:
-                if p.id in refuted and p.id not in settled:
+                if p.id in refuted:
                     continue
+                # with both engines exploration usually has a witness by the end: Z3 looks only after
                 result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
-                                   search=p.id not in settled)
+                                   search=p.id not in settled, vacuity=p.id not in witnessed)
                 per[p.id].append(result)
                 if result.witness is not None:
                     witnessed.add(p.id)
                 if result.verdict is Verdict.VIOLATED:
                     refuted.add(p.id)
-    return [combine(p, per[p.id]) for p in props]
+    if options.engine == "both":
+        _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted], per,
+                        run)
+    scoped = {c.name for c in model.configs if c.bounds_scope}
+    return [combine(p, per[p.id], scoped) for p in props]
+
+
+def _find_witnesses(model: Model, options: Options, props: list[Property], per: dict[str, list[EngineResult]],
+                    run: RunBudget) -> None:
+    """Z3's witness search for each of *props* (which exploration gave no witness), game by game
+    until one is found; the witness goes with that game's Z3 result."""
+    for name, n in games(model, options) if props else []:
+        config = next(c for c in model.configs if c.name == name)
+        sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
+                              rlimit=options.rlimit, search_rlimit=None, run=run, timeout_ms=options.timeout_ms)
+        for p in list(props):
+            found = sym.witness(p)
+            if found is None:
+                continue
+            props.remove(p)
+            rs = per[p.id]
+            at = next((i for i, r in enumerate(rs) if r.engine == "z3" and (r.config, r.players) == (name, n)), None)
+            if at is not None:
+                rs[at] = replace(rs[at], witness=found)
+        if not props:
+            return
+
+
+def _settles(r: EngineResult) -> bool:
+    """Whether *r* settles its game without a declared scope: a proof, or a complete exploration."""
+    return r.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED)
 
 
 def _games_text(results: list[EngineResult]) -> str:
@@ -138,44 +176,77 @@ def _games_text(results: list[EngineResult]) -> str:
     return ", ".join(f"{c} ({'/'.join(str(n) for n in sorted(set(ns)))}p)" for c, ns in by.items())
 
 
-def combine(prop: Property, results: list[EngineResult]) -> CheckResult:
-    """One verdict from every engine's result on every game.
+def combine(prop: Property, results: list[EngineResult], scoped: Collection[str] = ()) -> CheckResult:
+    """One verdict from every engine's result on every game (a configuration and player count).
 
-    Violated if any engine found a counterexample; vacuous if no game has a
-    witness; unknown if some game was settled by neither engine; else holds.
+    A game is settled for the property by a counterexample, a proof for all values, or an
+    exploration complete for it (a premise proved unreachable counts, for that game); it is
+    known within bounds where exploration found nothing but cut successors, and open
+    otherwise. Violated if any game has a counterexample; unknown if some game is open, or if
+    no game has a witness and the premise is not proved unreachable everywhere; vacuous if it
+    is; holds within bounds if some game is known within bounds only (accepted where every
+    such configuration is in *scoped*: it declares its bounds to be its whole scope); holds.
     """
     seconds = sum(r.seconds for r in results)
 
-    def make(verdict: Verdict, method: str) -> CheckResult:
-        return CheckResult(prop.id, prop.title, prop.protects, verdict, method, seconds, tuple(results))
+    def make(verdict: Verdict, method: str, declared: bool = False) -> CheckResult:
+        return CheckResult(prop.id, prop.title, prop.protects, verdict, method, seconds, tuple(results), declared)
 
     for r in results:
         if r.verdict is Verdict.VIOLATED:
             return make(Verdict.VIOLATED, f"{r.engine}: {r.method}")
+    by_game: dict[tuple[str, int], list[EngineResult]] = {}
+    for r in results:
+        by_game.setdefault((r.config, r.players), []).append(r)
+
+    def status(game: tuple[str, int], rs: list[EngineResult]) -> Verdict:
+        for v in (Verdict.VACUOUS, Verdict.HOLDS, Verdict.BOUNDED):  # a premise proved unreachable first
+            if any(r.verdict is v for r in rs):
+                if v is Verdict.BOUNDED and game[0] in scoped and all(r.witness is None for r in rs):
+                    return Verdict.VACUOUS  # no state of the whole (declared) game meets the premise
+                return v
+        return Verdict.UNKNOWN
+    state = {g: status(g, rs) for g, rs in by_game.items()}
+    open_games = sorted(g for g, v in state.items() if v is Verdict.UNKNOWN)
+    if open_games:
+        gone = ", ".join(f"{c} {n}p" for c, n in open_games)
+        reasons = "; ".join(sorted({r.method for g in open_games for r in by_game[g]}))[:400]
+        return make(Verdict.UNKNOWN, f"not settled on {gone}: {reasons}")
+    if not any(r.witness is not None for r in results):
+        if all(v is Verdict.VACUOUS for v in state.values()):
+            why = "; ".join(sorted({r.method for r in results if r.verdict is Verdict.VACUOUS}))[:300]
+            scopes = sorted({c for (c, _), rs in by_game.items() if not any(_settles(r) for r in rs)})
+            note = f"; within the bounds that {', '.join(scopes)} declare to be the whole game" if scopes else ""
+            return make(Verdict.VACUOUS, f"the premise is unreachable in every game{note} ({why})")
+        left = sorted(g for g, v in state.items() if v is not Verdict.VACUOUS)
+        reasons = "; ".join(sorted({r.method for g in left for r in by_game[g]}))[:400]
+        return make(Verdict.UNKNOWN, f"no witness: no state found meets the premise, and it is not proved "
+                    f"unreachable on {', '.join(f'{c} {n}p' for c, n in left)}: {reasons}")
     explicit = [r for r in results if r.engine == "explicit"]
     z3r = [r for r in results if r.engine == "z3"]
-    witnessed = any(r.witness is not None for r in results)
-    if not witnessed and not any(r.verdict is Verdict.UNKNOWN for r in explicit or results):
-        why = "; ".join(sorted({r.method for r in results if r.verdict is Verdict.VACUOUS}))[:300]
-        return make(Verdict.VACUOUS, f"no reachable state meets the premise in any game ({why})")
-    games = {(r.config, r.players) for r in results}
-    settled = {(r.config, r.players) for r in results if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)}
     parts = []
-    if explicit:
-        states = sum(r.states for r in explicit)
-        done = [r for r in explicit if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
-        parts.append(f"exhaustive within bounds on {_games_text(done)} ({states:,} states)" if done else
-                     "explicit: not exhaustive")
+    complete = [r for r in explicit if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
+    if complete:
+        parts.append(f"exhaustive with no successor cut on {_games_text(complete)} "
+                     f"({sum(r.states for r in complete):,} states)")
     if z3r:
-        proved = [r for r in z3r if r.verdict is Verdict.HOLDS]
-        hows = sorted({r.method.split(" (")[0] for r in proved})
-        scope = "all counter values" if any("all counter values" in r.method for r in proved) else "the bounds"
-        parts.append(f"Z3 proved for {scope} on {_games_text(proved) if proved else 'no game'}"
+        proved = [r for r in z3r if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
+        hows = sorted({r.method.split(" (")[0].split(";")[0] for r in proved})
+        parts.append(f"Z3 proved for all counter values on {_games_text(proved) if proved else 'no game'}"
                      + (f" ({len(proved)}/{len(z3r)} games)" if len(proved) < len(z3r) else "")
                      + (f" ({'; '.join(hows)})" if hows else ""))
-    missing = games - settled
-    if missing:
-        gone = ", ".join(f"{c} {n}p" for c, n in sorted(missing))
-        reasons = "; ".join(sorted({r.method for r in results if (r.config, r.players) in missing}))[:400]
-        return make(Verdict.UNKNOWN, f"not settled on {gone}: {reasons}")
+    bounded = sorted(g for g, v in state.items() if v is Verdict.BOUNDED or
+                     (g[0] in scoped and not any(_settles(r) for r in by_game[g])))
+    if bounded:
+        within = [r for r in explicit if (r.config, r.players) in bounded]
+        declared = all(c in scoped for c, _ in bounded)
+        games = _games_text(within or [r for g in bounded for r in by_game[g]])
+        how = (f"within the bounds that {games} declare{'s' if len(bounded) == 1 else ''} to be the whole game"
+               if declared else f"only within the bounds on {games}")
+        past = [f"{sum(r.cut for r in within):,} successors cut"] if any(r.cut for r in within) else []
+        if any("from the ranges as written" in r.method for r in within):
+            past.append("initial values from the ranges as written")
+        parts.insert(0, f"{how}: {', '.join([f'{sum(r.states for r in within):,} states', *past])}; "
+                        "no proof past them")
+        return make(Verdict.BOUNDED, "; ".join(parts), declared)
     return make(Verdict.HOLDS, "; ".join(parts))

@@ -136,10 +136,27 @@ class SymbolicChecker:
                    f"violation; an invariant that rules out this start would let the proof go through")
         return self._trace(prop, states, [k], "induction counterexample", message, player, replay_it=False)
 
+    def witness(self, prop: Property) -> Trace | None:
+        """A reachable state (or step, or lasso) meeting *prop*'s premise, or None when the
+        search finds none within its depth and budget."""
+        ses = self.session
+        ses.start_property()
+        try:
+            if ses.exhausted():
+                return None
+            kind = lasso_kind(prop) if property_graph_names(prop) else None
+            if property_graph_names(prop):
+                return None if kind is None else self.lasso(prop, kind, violation=False)[0]
+            return self._search(prop, violation=False)[0]
+        except SolverGaveUp:
+            return None
+
     # -- one property ------------------------------------------------------------------------
-    def check(self, prop: Property, *, witness: bool = True, search: bool = True) -> EngineResult:
+    def check(self, prop: Property, *, witness: bool = True, search: bool = True,
+              vacuity: bool | None = None) -> EngineResult:
         """Prove *prop*; failing that, look for a counterexample by BMC (unless *search* is off:
-        the explicit engine already has one); with *witness*, also look for a witness."""
+        the explicit engine already has one); with *witness*, also look for a witness. With
+        *vacuity* (by default when *witness*), a proved property's premise is tried for unreachable."""
         ses = self.session
         start = ses.start_property()
         self._last_cti = None
@@ -147,16 +164,19 @@ class SymbolicChecker:
             if ses.exhausted():
                 verdict, method, trace, wtrace = Verdict.UNKNOWN, f"not attempted: {ses.limit_reason()}", None, None
             else:
-                verdict, method, trace, wtrace = self._check(prop, witness, search)
+                verdict, method, trace, wtrace = self._check(prop, witness, search,
+                                                             witness if vacuity is None else vacuity)
         except SolverGaveUp as err:
             verdict, method, trace, wtrace = Verdict.UNKNOWN, f"Z3 gave up: {err}", None, None
         if verdict is Verdict.UNKNOWN and ses.exhausted() and ses.limit_reason() not in method:
             method = f"{method}; {ses.limit_reason()}"
+        if verdict is Verdict.UNKNOWN:  # a proof that failed for want of an undecided invariant says so
+            method += self._invariants.undecided_note()
         cti = self._last_cti if verdict is Verdict.UNKNOWN else None
         return EngineResult("z3", self.config.name, self.n, verdict, method, time.perf_counter() - start,
                             trace=trace, witness=wtrace, cti=cti)
 
-    def _check(self, prop: Property, witness: bool, search: bool) -> _Outcome:
+    def _check(self, prop: Property, witness: bool, search: bool, vacuity: bool) -> _Outcome:
         ses = self.session
         proof: str | None = None
         scope = ses.scope()
@@ -171,7 +191,7 @@ class SymbolicChecker:
             if gave_up is not None:
                 return Verdict.UNKNOWN, f"Z3: {gave_up} ({scope})", None, None
         if property_graph_names(prop):
-            return self._check_graph(prop, proof, witness, search)
+            return self._check_graph(prop, proof, witness, search, vacuity)
         if proof is None and search:
             proof, bad = spacer(ses, prop)
             if bad:  # Spacer knows a violation is reachable: find the shortest one
@@ -195,18 +215,22 @@ class SymbolicChecker:
             why = f"no counterexample found ({reason})" if reason else f"no counterexample within {ses.depth} steps"
             return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
         wtrace = None
-        if witness and premise_unreachable(ses, self._invariants, prop):
+        if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
                                      f"proved invariants meets it ({scope})"), None, None
         if witness:
             wtrace, reason = self._search(prop, violation=False)
-            if wtrace is None:
+            if wtrace is None:  # not proved unreachable either: the verdict rests on another game's witness
                 why = f"Z3 gave up: {reason}" if reason else f"none within {ses.depth} steps"
-                return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", \
-                    None, None
-        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace
+                return self._proved(), f"{proof}; no witness found ({why}; {scope})", None, None
+        return self._proved(), f"{proof} ({scope})", None, wtrace
 
-    def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool) -> _Outcome:
+    def _proved(self) -> Verdict:
+        """A proof covers every counter value, unless the bounds were imposed on Z3 too."""
+        return Verdict.BOUNDED if self.session.bounded else Verdict.HOLDS
+
+    def _check_graph(self, prop: Property, proof: str | None, witness: bool, search: bool,
+                     vacuity: bool) -> _Outcome:
         """A property that asks about the play graph: proofs treat the graph names as unknowns
         (so they hold for every play graph); traces come from the lasso search only."""
         ses = self.session
@@ -225,15 +249,15 @@ class SymbolicChecker:
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
         ends = self.termination()
         proof += f" ({ends})" if ends else " (for every play graph)"
-        if witness and premise_unreachable(ses, self._invariants, prop):
+        if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
                                      f"proved invariants meets it ({scope})"), None, None
         if not witness:
-            return Verdict.HOLDS, f"{proof} ({scope})", None, None
+            return self._proved(), f"{proof} ({scope})", None, None
         if kind is None:
-            return Verdict.HOLDS, f"{proof} ({scope}); its witness needs the explored graph", None, None
+            return self._proved(), f"{proof} ({scope}); its witness needs the explored graph", None, None
         wtrace, reason = self.lasso(prop, kind, violation=False)
         if wtrace is None:
             why = f"Z3 gave up: {reason}" if reason else f"no lasso within {ses.lasso_depth} steps"
-            return Verdict.VACUOUS, f"{proof}, but no reachable state meets the premise ({why}; {scope})", None, None
-        return Verdict.HOLDS, f"{proof} ({scope})", None, wtrace
+            return self._proved(), f"{proof}; no witness found ({why}; {scope})", None, None
+        return self._proved(), f"{proof} ({scope})", None, wtrace

@@ -13,7 +13,12 @@ class Verdict(str, Enum):
     """How a property fared; string values keep JSON reports readable."""
 
     HOLDS = "holds"
-    """Exhaustive within the stated bounds, or proved by Z3 for all values."""
+    """Settled on every game: proved by Z3 for all values, or explored exhaustively with no
+    successor cut (the finite game is all there is)."""
+    BOUNDED = "holds within bounds"
+    """No counterexample within the bounds, but exploration cut successors past them and no
+    proof covers what lies there. Accepted (exit 0) only where the configuration declares its
+    bounds to be its whole scope."""
     VACUOUS = "vacuous"
     """Nothing contradicts it, but no reachable state meets its premise: it proves nothing."""
     UNKNOWN = "unknown"
@@ -26,11 +31,11 @@ class Verdict(str, Enum):
         return _ORDER.index(self)
 
 
-_ORDER = [Verdict.HOLDS, Verdict.VACUOUS, Verdict.UNKNOWN, Verdict.VIOLATED]
+_ORDER = [Verdict.HOLDS, Verdict.BOUNDED, Verdict.VACUOUS, Verdict.UNKNOWN, Verdict.VIOLATED]
 
 
 def worst(verdicts: list[Verdict]) -> Verdict:
-    """The verdict that summarises several: violated > unknown > vacuous > holds.
+    """The verdict that summarises several: violated > unknown > vacuous > holds within bounds > holds.
 
     >>> worst([Verdict.HOLDS, Verdict.UNKNOWN]).value
     'unknown'
@@ -51,6 +56,8 @@ class EngineResult:
     trace: Trace | None = None
     witness: Trace | None = None
     states: int = 0  # states explored (explicit engine)
+    # Explicit engine: successors cut at the bounds (the exploration proves nothing past them)
+    cut: int = 0
     cti: Trace | None = None  # Z3: why induction failed, when the verdict is unknown
 
 
@@ -65,6 +72,14 @@ class CheckResult:
     method: str
     seconds: float
     results: tuple[EngineResult, ...] = field(default=())
+    # For BOUNDED: every game it rests on declares its bounds to be its whole scope
+    declared: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether this result lets `verify all` pass: holds, or holds within bounds that every
+        game concerned declares to be its whole scope."""
+        return self.verdict is Verdict.HOLDS or (self.verdict is Verdict.BOUNDED and self.declared)
 
     @property
     def trace(self) -> Trace | None:

@@ -20,7 +20,7 @@ from verify.explicit.evaluate import Compiler, Instance, instances
 from verify.explicit.loops import PlayGraph
 from verify.explicit.rotation import Rotation, SymmetryProof
 from verify.language.expr import Binary, Expr, Member, Var
-from verify.model.state import Layout, State, initial_states
+from verify.model.state import Layout, State, initial_states, slot_choices
 from verify.model.types import Config, Model, mandatoriness, property_graph_names
 
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
@@ -63,6 +63,16 @@ class StateGraph:
         """Bounds that settle nothing when reached (variables declared strict_bound)."""
         vocab = self.model.vocab
         return sorted(v for v in self.cut_vars if v in vocab.vars and vocab.vars[v].strict_bound)
+
+    def released(self) -> list[str]:
+        """Counters whose initial values the configuration gives as a range: exploration starts
+        from the range as written, while the games it stands for start from any value past it."""
+        out: list[str] = []
+        for k, spec in enumerate(slot_choices(self.layout, self.config)):
+            name = self.layout.var_of(k)
+            if self.layout.types[k] == "int" and spec.values is None and name not in out:
+                out.append(name)
+        return out
 
     @property
     def n(self) -> int:

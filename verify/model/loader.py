@@ -37,6 +37,7 @@ __all__ = ["load_model", "bundled_model_dir", "MAX_PLAYERS", "MAX_RANGE", "MAX_S
 
 MAX_PLAYERS = 8          # Z3 instantiates player counts concretely up to here
 MAX_EXPLICIT_PLAYERS = 6  # explicit exploration beyond this is hopeless in CI time
+SCOPES = ("all", "bounds")  # a configuration's scope: every counter value, or its bounds only
 MAX_RANGE = 64           # values one counter may take in explicit exploration
 MAX_STATES = 5_000_000   # the largest state limit a configuration may ask for
 MAX_CARDS = 6            # abstract cards in one configuration
@@ -374,7 +375,7 @@ class _Loader:
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
                        "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list,
-                       "ranking": list, "symmetry": bool}
+                       "ranking": list, "symmetry": bool, "scope": str}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -493,6 +494,10 @@ class _Loader:
                 self.err(f.loc(*at, "players"), "bounds",
                          f"explicit exploration allows at most {MAX_EXPLICIT_PLAYERS} players; list the player "
                          "counts to explore in 'explore_players' (Z3 checks them all)")
+            scope = spec.get("scope", "all")
+            if scope not in SCOPES:
+                self.err(f.loc(*at, "scope"), "scope", f"unknown scope '{scope}'{suggest(scope, SCOPES)}; "
+                         "\"bounds\" (the bounds are the whole game) or \"all\" (they only stop exploration)")
             if len(self.diags) > before:
                 continue
             # each seat-valued initial value needs a seat to name: its smallest choice must exist
@@ -503,7 +508,8 @@ class _Loader:
             out.append(Config(spec["name"], tuple(sorted(set(players))), params, bounds, init, seats,
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
-                              tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players))
+                              tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players,
+                              scope == "bounds"))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:

@@ -121,6 +121,11 @@ class Config:
     # The fewest players the configuration can be set up with: its seats (P2 needs 3
     # players) and the seats its initial values name (a card controlled by seat 2).
     min_players: int = 2
+    # The bounds are the whole scope of the games this configuration stands for (``scope =
+    # "bounds"``): what lies past them is not part of the game it models, so a property
+    # explored exhaustively within them is settled there ("holds within the declared bounds").
+    # Otherwise (``"all"``) a bound only stops exploration, and settles nothing past it.
+    bounds_scope: bool = False
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players: a count the configuration lists for

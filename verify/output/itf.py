@@ -49,9 +49,10 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
         "command": command,
         "model": model_dir,
         "verdict": max((r.verdict for r in results), key=lambda v: v.rank, default=Verdict.HOLDS).value,
+        "ok": all(r.ok for r in results),
         "properties": [
             {"id": r.property_id, "title": r.title, "protects": list(r.protects), "verdict": r.verdict.value,
-             "method": r.method, "seconds": round(r.seconds, 4),
+             "ok": r.ok, "method": r.method, "seconds": round(r.seconds, 4),
              "trace": trace_itf(r.trace) if r.trace is not None else None,
              "witness": trace_itf(r.witness) if r.witness is not None else None,
              "engines": [engine(e) for e in r.results]}

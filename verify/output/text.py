@@ -33,18 +33,18 @@ def trace_text(trace: Trace) -> str:
 
 
 def result_line(r: CheckResult) -> str:
-    return (f"{r.property_id:<22} {', '.join(r.protects):<24} {r.verdict.value:<9} "
+    return (f"{r.property_id:<22} {', '.join(r.protects):<24} {r.verdict.value:<19} "
             f"{r.seconds:6.2f}s  {r.method}")
 
 
 def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False) -> str:
     results = list(results)
-    lines = [f"{'property':<22} {'protects':<24} {'verdict':<9} {'time':>7}  how"]
+    lines = [f"{'property':<22} {'protects':<24} {'verdict':<19} {'time':>7}  how"]
     lines += [result_line(r) for r in results]
     for r in results:
         if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
             lines += ["", trace_text(r.trace)]
-        if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS):
+        if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS) or (r.verdict is Verdict.BOUNDED and not r.ok):
             lines += ["", f"{r.property_id}: {r.verdict.value}: {r.method}"]
         ctis = [e.cti for e in r.results if e.cti is not None]
         if traces and r.verdict is Verdict.UNKNOWN and ctis:  # why Z3's induction failed: the first game's

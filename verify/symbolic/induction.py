@@ -39,10 +39,20 @@ class Invariants:
         self.session = session
         self._proved: dict[str, str] | None = None
         self._alive: list[_Lemma] = []
+        # properties that lost a candidate because Z3 could not decide it (a budget), and why
+        self.undecided: dict[str, str] = {}
 
     def forget(self) -> None:
         """Prove them again on next use (the transition system's assumptions changed)."""
         self._proved = None
+        self.undecided = {}
+
+    def undecided_note(self) -> str:
+        """'; invariants left out, Z3 could not decide them: P (why)', or ''."""
+        if not self.undecided:
+            return ""
+        parts = [f"{pid} ({why})" for pid, why in sorted(self.undecided.items())]
+        return "; invariant candidates left out because Z3 could not decide them: " + ", ".join(parts)
 
     def proved(self) -> dict[str, str]:
         """Which state properties are proved, and how.
@@ -66,8 +76,11 @@ class Invariants:
         for c in cands:
             sol.push()
             sol.add(z3.Not(self._lemma(c, s)))
-            if ses.check(sol) == z3.unsat:
+            res = ses.check(sol)
+            if res == z3.unsat:
                 alive.append(c)
+            elif res == z3.unknown:
+                self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
             sol.pop()
         act = z3.Int("act@s", ts.ctx)
         step = ts.step(s, t, act)
@@ -79,8 +92,11 @@ class Invariants:
             for c in alive:
                 sol.push()
                 sol.add(z3.Not(self._lemma(c, t)))
-                if ses.check(sol) != z3.unsat:
+                res = ses.check(sol)
+                if res != z3.unsat:
                     dropped.append(c)
+                if res == z3.unknown:
+                    self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
                 sol.pop()
             if not dropped:
                 break
