@@ -149,10 +149,13 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if prop.kind == "state":
         on_state(list(range(len(states))), "state")
     elif prop.kind == "terminal":
-        on_state(ctx.terminal_nodes, "terminal")
+        on_state(ctx.terminal_nodes if prop.concessions else graph.terminal(concessions=False), "terminal")
     else:
         turned = graph.turned  # empty without symmetry reduction
+        conceding = set() if prop.concessions else {i.index for i in graph.instances if i.rule.kind == "concession"}
         for e, (a, b, k) in enumerate(graph.edges()):
+            if k in conceding:
+                continue
             s = states[a]
             t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
             for p, when, then in insts:

@@ -78,20 +78,28 @@ class StateGraph:
     def n(self) -> int:
         return self.layout.n
 
-    def out_degree(self) -> array[int]:
+    def out_degree(self, concessions: bool = True) -> array[int]:
+        """Steps out of each node (without conceding ones, unless *concessions*)."""
         deg = array("i", bytes(4 * len(self.states)))
-        for s in self.src:
-            deg[s] += 1
+        if concessions:
+            for s in self.src:
+                deg[s] += 1
+            return deg
+        conceding = {i.index for i in self.instances if i.rule.kind == "concession"}
+        for s, k in zip(self.src, self.lab):
+            if k not in conceding:
+                deg[s] += 1
         return deg
 
-    def terminal(self) -> list[int]:
-        """Nodes with no successor at all, not even one cut off by a bound or the state limit."""
-        deg = self.out_degree()
+    def terminal(self, concessions: bool = True) -> list[int]:
+        """Nodes with no successor at all, not even one cut off by a bound or the state limit
+        (without *concessions*: nodes where nothing but conceding can happen)."""
+        deg = self.out_degree(concessions)
         return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i]]
 
-    def is_terminal(self) -> "Callable[[State], bool]":
+    def is_terminal(self, concessions: bool = True) -> "Callable[[State], bool]":
         """A test of terminality for states of this graph (computed once)."""
-        nodes = set(self.terminal())
+        nodes = set(self.terminal(concessions))
         node_of = self.node_of
         return lambda s: node_of(s) in nodes
 

@@ -321,7 +321,7 @@ class _Loader:
         for i, spec in enumerate(_array(f.data, "property")):
             at: tuple[object, ...] = ("property", i)
             allowed = {"id": str, "title": str, "protects": list, "kind": str, "for": str,
-                       "when": str, "then": str}
+                       "when": str, "then": str, "concessions": bool}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("id", "title", "protects", "kind",
                                                                               "then"), at, "property"):
                 continue
@@ -355,8 +355,11 @@ class _Loader:
                           graph=GRAPH_NAMES + ("next",))
             checker.check_expr(when, scope)
             checker.check_expr(then, scope)
+            if "concessions" in spec and kind == "state":
+                self.err(f.loc(*at, "concessions"), "key", "'concessions' applies to step and terminal properties")
+                continue
             out.append(Property(pid, spec["title"], protects, kind, var, when, then, when_src,
-                                spec["then"], f.loc(*at, "id")))
+                                spec["then"], f.loc(*at, "id"), spec.get("concessions", True)))
         return out
 
     # -- configurations -----------------------------------------------------------

@@ -78,6 +78,9 @@ class Property:
     when_src: str
     then_src: str
     loc: SourceLoc = field(compare=False, repr=False)
+    # False: steps where a player concedes (104.3a) are left out. A step property is not checked on
+    # them, and a terminal state is one where nothing but conceding can happen.
+    concessions: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | No
         if ses.exhausted(begun):
             return f"{ses.limit_reason(begun)} at depth {k}"
         sol.push()
-        sol.add(goal(frames[-2], frames[-1]) if step_goal else goal(frames[-1]))
+        sol.add(goal(frames[-2], frames[-1], acts[-1]) if step_goal else goal(frames[-1]))
         res = ses.check(sol, begun)
         if res == z3.sat:
             m = sol.model()
@@ -65,8 +65,9 @@ def search(ses: Session, prop: Property, *, violation: bool) -> tuple[Path | Non
         return z3.Not(ses.holds(inst, s, t)) if violation else ses.premise(inst, s, t)
 
     if prop.kind == "step":
-        def goal(s: Frame, t: Frame) -> Any:
-            return z3.Or([bad(i, s, t) for i in insts])
+        def goal(s: Frame, t: Frame, act: Any) -> Any:
+            found = z3.Or([bad(i, s, t) for i in insts])
+            return found if prop.concessions else z3.And(found, z3.Not(ses.ts.conceding(act)))
     else:
         def goal(s: Frame) -> Any:  # type: ignore[misc]
             return z3.Or([bad(i, s, None) for i in insts])

@@ -250,9 +250,16 @@ class TransitionSystem:
     def guard(self, inst: Instance, s: Frame) -> Any:
         return self.enc.expr(inst.rule.when, self._env(inst), s)
 
-    def enabled(self, s: Frame) -> Any:
-        """Some rule can fire in *s* (whatever the bounds say: as the explicit 'terminal')."""
-        return z3.Or([self.guard(i, s) for i in self.insts]) if self.insts else z3.BoolVal(False, self.ctx)
+    def enabled(self, s: Frame, concessions: bool = True) -> Any:
+        """Some rule (other than conceding, unless *concessions*) can fire in *s* (whatever the
+        bounds say: as the explicit 'terminal')."""
+        guards = [self.guard(i, s) for i in self.insts if concessions or i.rule.kind != "concession"]
+        return z3.Or(guards) if guards else z3.BoolVal(False, self.ctx)
+
+    def conceding(self, act: Any) -> Any:
+        """The step numbered *act* is a concession (104.3a)."""
+        return z3.Or([act == i.index for i in self.insts if i.rule.kind == "concession"] or
+                     [z3.BoolVal(False, self.ctx)])
 
     def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True) -> Any:
         """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
