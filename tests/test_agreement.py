@@ -34,8 +34,13 @@ def _model(root: Path) -> Model:
                    properties=tuple(p for p in full.properties if not property_graph_names(p)))
 
 
-# One case per model and explored game, so that pytest-xdist spreads them over the cores.
-CASES = [(root, c.name, n) for root in MODELS for c in _model(root).configs if not c.cards
+# One case per model and explored game, so that pytest-xdist spreads them over the cores. The
+# games with abstract cards are compared on the bundled model and on the copies broken in a
+# rule about cards.
+CARD_GAMES = {(ROOT / "model", None)} | {(s.path, "card-statics") for s in brokenmodels.specs()
+                                          if s.property == "cards-leave-with-player"}
+CASES = [(root, c.name, n) for root in MODELS for c in _model(root).configs
+         if not c.cards or (root, None) in CARD_GAMES or (root, c.name) in CARD_GAMES
          for n in c.explore_players or c.players]
 
 
@@ -52,7 +57,8 @@ def test_explicit_and_z3_agree(root: Path, name: str, n: int) -> None:
         assert z.verdict is not Verdict.HOLDS  # with the bounds imposed on Z3, a proof is one within them
         e_len = len(e.trace.steps) if e.trace else None
         z_len = len(z.trace.steps) if z.trace else None
-        if (_within(e), e_len) != (_within(z), z_len):
+        deep = e.witness is not None and len(e.witness.steps) > sym.session.depth  # past Z3's search depth
+        if (_within(e), e_len) != (_within(z), z_len) and not (deep and z.witness is None and z_len is None):
             disagreements.append((prop.id, e.verdict.value, z.verdict.value, e_len, z_len, z.method))
     assert not disagreements
 

@@ -345,6 +345,7 @@ class Instance:
     dynamic: tuple[tuple[Fn, int, Fn], ...]
     checks: tuple[tuple[int, int, int], ...] = field(default=())  # (slot, lo, hi) to bound
     card: int | None = None  # the abstract card this instance is for (rules with 'card')
+    floors: tuple[tuple[int, int], ...] = field(default=())  # (slot, declared minimum) of the slots it writes
 
     def apply(self, s: State) -> State:
         new = list(s)
@@ -360,6 +361,10 @@ class Instance:
             if v < lo or v > hi:
                 return False
         return True
+
+    def below_floor(self, t: State) -> list[int]:
+        """The slots of *t* below their declared minimum (outside their domain, not just the bounds)."""
+        return [k for k, lo in self.floors if t[k] < lo]
 
     def out_of_bounds(self, t: State) -> list[int]:
         """The slots of *t* outside their bounds."""
@@ -411,16 +416,19 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
                 continue
             static, dynamic = comp.statements(rule.then, env)
             checks: list[tuple[int, int, int]] = []
-            if bounds:
-                written = {k for k, _ in static}
-                for _, base, _ in dynamic:
-                    name = layout.var_of(base)
-                    written |= {layout.base[name] + p for p in range(layout.count(name))}
-                for k in sorted(written):
-                    name = layout.var_of(k)
-                    if name in bounds:
-                        lo, hi = bounds[name]
-                        checks.append((k, lo, hi))
+            floors: list[tuple[int, int]] = []
+            written = {k for k, _ in static}
+            for _, base, _ in dynamic:
+                name = layout.var_of(base)
+                written |= {layout.base[name] + p for p in range(layout.count(name))}
+            for k in sorted(written):
+                name = layout.var_of(k)
+                decl = model.vocab.vars[name]
+                if decl.type == "int" and decl.min is not None:
+                    floors.append((k, decl.min))
+                if bounds and name in bounds:
+                    lo, hi = bounds[name]
+                    checks.append((k, lo, hi))
             out.append(Instance(len(out), rule, actor, guard.fn, tuple(static), tuple(dynamic), tuple(checks),
-                                card))
+                                card, tuple(floors)))
     return tuple(out)

@@ -53,6 +53,9 @@ class StateGraph:
     origin: dict[int, State] = field(default_factory=dict)
     turned: array[int] = field(default_factory=lambda: array("b"))  # per step: seats its target was turned back by
     symmetry: "SymmetryProof | None" = None  # the proof asked for, when one was (proved or not)
+    # Nodes a step reached with a counter below its declared minimum: kept (the domain property
+    # reports the step) but not explored further, and counted as cut.
+    escaped: set[int] = field(default_factory=set)
 
     def target(self, e: int) -> State:
         """The state step *e* leads to from its source node's state (not its rotation class)."""
@@ -258,7 +261,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     while True:
         while i < len(g.states):
             s = g.states[i]
-            if stop is not None and stop(s):
+            if (stop is not None and stop(s)) or i in g.escaped:
                 i += 1
                 continue
             todo = table[1][s[table[0]]] if table else base
@@ -276,7 +279,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         before = len(g.states)
         for node in range(before):
             s = g.states[node]
-            if stop is not None and stop(s):
+            if (stop is not None and stop(s)) or node in g.escaped:
                 continue
             for inst in loop_rules:
                 if (node, inst.index) not in have and inst.guard(s, None):
@@ -292,7 +295,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
 def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     """Record the step of *inst* from node *i*, discovering its target if it is new."""
     t = inst.apply(g.states[i])
-    if not inst.in_bounds(t):
+    below = inst.below_floor(t)
+    if not below and not inst.in_bounds(t):
         g.cut[i] = 1
         g.cut_by[inst.rule.id] += 1
         for k in inst.out_of_bounds(t):
@@ -315,6 +319,12 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
         g.parent.append(i)
         g.via.append(inst.index)
         g.cut.append(0)
+        if below:  # outside the domain: a violation to report, not a state to go on from
+            g.escaped.add(j)
+            g.cut[j] = 1
+            g.cut_by[inst.rule.id] += 1
+            for k in below:
+                g.cut_vars[f"{g.layout.var_of(k)} below its minimum"] += 1
     g.src.append(i)
     g.dst.append(j)
     g.lab.append(inst.index)

@@ -58,6 +58,25 @@ def bundled_model_dir() -> Path:
                                  "the bundled model is not installed")])
 
 
+
+def domain_text(vocab: Vocabulary) -> str:
+    """The domain property's 'then': every counter a rule may change stays at or above its minimum.
+
+    >>> from verify.model.loader import load_model
+    >>> domain_text(load_model().vocab).split(" and ")[0]
+    "stack' >= 0"
+    """
+    parts = []
+    for v in vocab.vars.values():
+        if v.type != "int" or v.min is None or v.fixed:
+            continue
+        if v.scope == "game":
+            parts.append(f"{v.name}' >= {v.min}")
+        else:
+            q, dom = ("q", "players") if v.scope == "player" else ("c", "cards")
+            parts.append(f"all({q} in {dom}: {v.name}'[{q}] >= {v.min})")
+    return " and ".join(parts) or "true"
+
 class _File:
     """One TOML file: its data, positions and lines."""
 
@@ -322,8 +341,18 @@ class _Loader:
             at: tuple[object, ...] = ("property", i)
             allowed = {"id": str, "title": str, "protects": list, "kind": str, "for": str,
                        "when": str, "then": str, "concessions": bool}
-            if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("id", "title", "protects", "kind",
-                                                                              "then"), at, "property"):
+            if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("id", "title", "protects", "kind"),
+                                                           at, "property"):
+                continue
+            is_domain = spec["kind"] == "domain"
+            if is_domain:  # its 'then' is made from the declared minimums
+                if "then" in spec or "when" in spec or "for" in spec:
+                    self.err(f.loc(*at, "kind"), "key", "a domain property has no 'when', 'then' or 'for': it says "
+                             "that every counter stays at or above the minimum state.toml declares for it")
+                    continue
+                spec = {**spec, "kind": "step", "then": domain_text(vocab)}
+            elif "then" not in spec:
+                self.err(f.loc(*at), "missing", "property has no 'then'")
                 continue
             pid, kind = spec["id"], spec["kind"]
             if not PROP_ID.match(pid):
@@ -347,6 +376,8 @@ class _Loader:
                               "but no rule of this model has that number or cites it")
             when_src = spec.get("when", "true")
             when = self.parse(f, at + ("when",), when_src, parse_expr) if "when" in spec else Lit(True)
+            if is_domain and spec["then"] == "true":  # no variable declares a minimum
+                self.warn(f.loc(*at, "kind"), "vacuous", "no variable in state.toml declares a 'min'")
             then = self.parse(f, at + ("then",), spec["then"], parse_expr)
             if when is None or then is None:
                 continue
@@ -359,7 +390,8 @@ class _Loader:
                 self.err(f.loc(*at, "concessions"), "key", "'concessions' applies to step and terminal properties")
                 continue
             out.append(Property(pid, spec["title"], protects, kind, var, when, then, when_src,
-                                spec["then"], f.loc(*at, "id"), spec.get("concessions", True)))
+                                spec["then"], f.loc(*at, "id"), spec.get("concessions", True),
+                                domain=is_domain))
         return out
 
     # -- configurations -----------------------------------------------------------

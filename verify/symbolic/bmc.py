@@ -13,11 +13,12 @@ from verify.symbolic.session import Path, PropInstance, Session
 __all__ = ["bmc", "search"]
 
 
-def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | None | str:
+def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool, mins: bool = True) -> Path | None | str:
     """Shortest path from an initial state to a state (or step) meeting *goal*.
 
     Returns (states, instance numbers), None when there is none within the
-    depth, or Z3's reason when it gave up.
+    depth, or Z3's reason when it gave up. Without *mins* no state is assumed to keep its counters'
+    declared minimums (the search for a step that breaks one).
     """
     ts = ses.ts
     begun = ses.prop_spent
@@ -30,7 +31,7 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool) -> Path | No
         if k > 0:
             f = ts.frame(str(k))
             a = z3.Int(f"act@{k - 1}", ts.ctx)
-            sol.add(ts.domain(f, graph=False), ts.step(frames[-1], f, a, graph_rules=False))
+            sol.add(ts.domain(f, graph=False, mins=mins), ts.step(frames[-1], f, a, graph_rules=False))
             frames.append(f)
             acts.append(a)
         if k < start:
@@ -71,7 +72,7 @@ def search(ses: Session, prop: Property, *, violation: bool) -> tuple[Path | Non
     else:
         def goal(s: Frame) -> Any:  # type: ignore[misc]
             return z3.Or([bad(i, s, None) for i in insts])
-    found = bmc(ses, goal, step_goal=prop.kind == "step")
+    found = bmc(ses, goal, step_goal=prop.kind == "step", mins=not (violation and prop.domain))
     if isinstance(found, str):
         return None, found
     return found, None

@@ -261,12 +261,13 @@ class TransitionSystem:
         return z3.Or([act == i.index for i in self.insts if i.rule.kind == "concession"] or
                      [z3.BoolVal(False, self.ctx)])
 
-    def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True) -> Any:
+    def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True, mins: bool = True) -> Any:
         """Well-formedness: enumeration codes, seats and declared minimums (and bounds if bounded).
 
         Fixed effects keep the values the configuration gives them (no rule may
         assign them), so those values hold in every state (unless *fixed* is false:
-        then any value, as on the seats of a rotated state).
+        then any value, as on the seats of a rotated state). Without *mins*, the declared
+        minimums are left out (the domain property checks them).
         """
         lay, cs = self.layout, []
         choices = slot_choices(lay, self.config)
@@ -284,11 +285,13 @@ class TransitionSystem:
             elif t == "card":
                 cs += [s[k] >= 0, s[k] < max(1, lay.k)]
             elif t == "int":
-                if decl.min is not None:
+                if decl.min is not None and (mins or decl.fixed):
                     cs.append(s[k] >= decl.min)
                 if self.bounded and var in self.config.bounds:
                     lo, hi = self.config.bounds[var]
-                    cs += [s[k] >= lo, s[k] <= hi]
+                    cs.append(s[k] <= hi)
+                    if mins or decl.min is None:  # below a minimum is the domain property's to find
+                        cs.append(s[k] >= lo)
         if self.uses_graph and graph:  # bounded searches without graph rules need no graph facts
             cs.append(self.graph_axioms(s))
         return z3.And(cs)

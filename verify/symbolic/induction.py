@@ -132,7 +132,8 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s))
     if prop.kind == "step":
-        sol.add(ts.domain(t), ts.step(s, t, z3.Int("act@s", ts.ctx), concessions=prop.concessions))
+        sol.add(ts.domain(t, mins=not prop.domain), ts.step(s, t, z3.Int("act@s", ts.ctx),
+                                                             concessions=prop.concessions))
     sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
     res = ses.check(sol)
     ses.hold(sol)
@@ -168,7 +169,7 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
     s, t = ts.frame("s"), ts.frame("t")
     act = z3.Int("act@cti", ts.ctx)
     sol = ses.solver()
-    sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False), invs.hold(s),
+    sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False, mins=not prop.domain), invs.hold(s),
             ts.step(s, t, act, graph_rules=False, concessions=prop.concessions))
     if prop.kind == "state":
         sol.add(z3.And([ses.holds(i, s) for i in ses.instances(prop)]), ses.violated(prop, t))

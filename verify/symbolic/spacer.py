@@ -42,7 +42,8 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     fp.rule(inv(*t.vars), [inv(*s.vars), ts.domain(t), ts.step(s, t, act)])
     bad = ses.violated(prop, s, t if prop.kind == "step" else None)
     if prop.kind == "step":
-        query = z3.And(inv(*s.vars), ts.domain(t), ts.step(s, t, act, concessions=prop.concessions), bad)
+        query = z3.And(inv(*s.vars), ts.domain(t, mins=not prop.domain),
+                       ts.step(s, t, act, concessions=prop.concessions), bad)
     else:
         query = z3.And(inv(*s.vars), bad)
     start = time.perf_counter()
