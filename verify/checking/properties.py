@@ -133,9 +133,15 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     witness: tuple[list[tuple[int, int]], int | None, str] | None = None
     violation: tuple[list[tuple[int, int]], int | None, str] | None = None
 
+    # Below a declared minimum is the domain property's to report; every other property, like Z3,
+    # speaks of the states within the domain.
+    outside = set() if prop.domain else graph.escaped
+
     def on_state(nodes: list[int], point: str) -> None:
         nonlocal witness, violation
         for i in nodes:
+            if i in outside:
+                continue
             s = states[i]
             for p, when, then in insts:
                 if not when(s, None):
@@ -154,7 +160,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         turned = graph.turned  # empty without symmetry reduction
         conceding = set() if prop.concessions else {i.index for i in graph.instances if i.rule.kind == "concession"}
         for e, (a, b, k) in enumerate(graph.edges()):
-            if k in conceding:
+            if k in conceding or b in outside:
                 continue
             s = states[a]
             t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
