@@ -158,7 +158,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         on_state(ctx.terminal_nodes if prop.concessions else graph.terminal(concessions=False), "terminal")
     else:
         turned = graph.turned  # empty without symmetry reduction
-        conceding = set() if prop.concessions else {i.index for i in graph.instances if i.rule.kind == "concession"}
+        conceding = frozenset() if prop.concessions else graph.conceding
         for e, (a, b, k) in enumerate(graph.edges()):
             if k in conceding or b in outside:
                 continue
@@ -202,7 +202,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if not graph.complete:
         return result(Verdict.UNKNOWN, f"state limit of {graph.config.max_states:,} reached ({scope}); "
                       f"no counterexample among {len(states):,} states")
-    released = graph.released()
+    released = graph.released
     if cut or released:  # what lies past the bounds is unexplored: nothing is settled there
         past = ([f"{cut:,} successors cut at {_cut_text(graph)}"] if cut else []) + \
             ([f"initial {', '.join(released)} from the ranges as written only"] if released else [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
 import networkx as nx
@@ -67,6 +68,12 @@ class StateGraph:
         vocab = self.model.vocab
         return sorted(v for v in self.cut_vars if v in vocab.vars and vocab.vars[v].strict_bound)
 
+    @cached_property
+    def conceding(self) -> frozenset[int]:
+        """The instances that are concessions (104.3a), which some properties leave out."""
+        return frozenset(i.index for i in self.instances if i.rule.kind == "concession")
+
+    @cached_property
     def released(self) -> list[str]:
         """Counters whose initial values the configuration gives as a range: exploration starts
         from the range as written, while the games it stands for start from any value past it."""
@@ -88,9 +95,8 @@ class StateGraph:
             for s in self.src:
                 deg[s] += 1
             return deg
-        conceding = {i.index for i in self.instances if i.rule.kind == "concession"}
         for s, k in zip(self.src, self.lab):
-            if k not in conceding:
+            if k not in self.conceding:
                 deg[s] += 1
         return deg
 
