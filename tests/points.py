@@ -19,5 +19,5 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
     if trace.loop_start is not None:  # a lasso is about the state its cycle starts from
         s = trace.states[trace.loop_start]
-    when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or graph.is_terminal(prop.concessions)(s))
+    when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or graph.is_terminal(prop.ignored)(s))
     return when, bool(comp.expr(prop.then, env)(s, t))

@@ -381,6 +381,18 @@ def test_unknown_key(model_copy: Path, rel: str, old: str, new: str, key: str, w
     expect_diag(run, model_copy, rel, header_line(text, key_line, table), 1, f"has no '{suggestion}'")
 
 
+@pytest.mark.parametrize("key", ["concessions", "optional"])
+def test_step_kind_key_on_a_state_property(model_copy: Path, key: str) -> None:
+    old = 'id = "game-end-final"\ntitle = "Game end is final: once the game is over, no rule can fire"\n'
+    line_text = f"{key} = false  # on a state property"
+    text = edit(model_copy, "properties.toml", old, old + line_text + "\n")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    line, col = value_position(text, line_text)
+    d = expect_diag(run, model_copy, "properties.toml", line, col, f"'{key}' applies to step and terminal properties")
+    assert d.code == "key"
+
+
 # -- 8. rule references ---------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, old, new, key_line, phrase", [
@@ -391,7 +403,7 @@ def test_unknown_key(model_copy: Path, rel: str, old: str, new: str, key: str, w
                  'cites = ["104.3c", "abc"]', "cited 'abc' is not a CR number", id="cites"),
     pytest.param("rules/704-sba.toml", 'id = "704.5c"', 'id = "704-5c"', 'id = "704-5c"',
                  "rule id '704-5c' is not a CR number", id="rule-id"),
-    pytest.param("configs.toml", '"104.4c/effect"]', '"104.4c/effect", "121.3xx"]', None,
+    pytest.param("configs.toml", '"104.3e/effect", "104.4c/effect"]', '"104.3e/effect", "104.4c/effect", "121.3xx"]', None,
                  "'121.3xx' is not a rule id", id="config-actions"),
 ])
 def test_malformed_rule_reference(model_copy: Path, rel: str, old: str, new: str, key_line: str | None,
@@ -486,19 +498,15 @@ def test_unknown_configuration_name(model_copy: Path) -> None:
 
 # -- 13. missing files and directories ---------------------------------------------------
 
-def test_missing_state_toml(model_copy: Path) -> None:
-    (model_copy / "state.toml").unlink()
+@pytest.mark.parametrize("rel, phrase", [("state.toml", "a model needs a state.toml"),
+                                         ("configs.toml", "needs a configs.toml"),
+                                         ("properties.toml", "needs a properties.toml")])
+def test_missing_model_file(model_copy: Path, rel: str, phrase: str) -> None:
+    (model_copy / rel).unlink()
     run = run_all(model_copy)
     assert_bad_input(run)
-    d = expect_diag(run, model_copy, "state.toml", 0, 0, "a model needs a state.toml")
+    d = expect_diag(run, model_copy, rel, 0, 0, phrase)
     assert d.code == "missing"
-
-
-def test_missing_configs_toml(model_copy: Path) -> None:
-    (model_copy / "configs.toml").unlink()
-    run = run_all(model_copy)
-    assert_bad_input(run)
-    expect_diag(run, model_copy, "configs.toml", 0, 0, "needs a configs.toml")
 
 
 def test_no_rule_files(model_copy: Path) -> None:
@@ -723,3 +731,78 @@ def test_symmetry_that_is_not_a_bool(model_copy: Path) -> None:
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, 'symmetry = "yes"'), "symmetry")
+
+
+# -- hostile files: nothing to check, nesting, encodings, a missing role ---------------
+
+@pytest.mark.parametrize("content", ["", "# the properties of this model\n\n"], ids=["empty", "comments-only"])
+def test_properties_toml_without_properties(model_copy: Path, content: str) -> None:
+    (model_copy / "properties.toml").write_text(content, encoding="utf-8")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    d = expect_diag(run, model_copy, "properties.toml", 1, 1, "defines no [[property]]", "checks nothing")
+    assert d.code == "missing"
+
+
+def test_empty_configs_toml_points_at_its_start(model_copy: Path) -> None:
+    (model_copy / "configs.toml").write_text("", encoding="utf-8")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", 1, 1, "defines no [[config]]")
+
+
+@pytest.mark.parametrize("opener, closer", [("[", "]"), ("{a = ", "}")], ids=["arrays", "inline-tables"])
+@pytest.mark.parametrize("depth", [65, 500, 20000])
+def test_deeply_nested_toml(model_copy: Path, opener: str, closer: str, depth: int) -> None:
+    path = model_copy / "configs.toml"
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    path.write_text(text + "deep = " + opener * depth + "1" + closer * depth + "\n", encoding="utf-8")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    # the 65th opener, on the added line
+    d = expect_diag(run, model_copy, "configs.toml", lines + 1, len("deep = ") + 64 * len(opener) + 1,
+                    "nested more than 64 levels deep")
+    assert d.code == "toml"
+
+
+def test_deeply_nested_scenario(tmp_path: Path) -> None:
+    scenario = tmp_path / "deep.toml"
+    scenario.write_text('[scenario]\ntitle = "t"\nsource = "s"\nexpect = ' + "[" * 600 + '"draw"' + "]" * 600
+                        + "\n", encoding="utf-8")
+    run = invoke("simulate", str(scenario))
+    assert_bad_input(run)
+    [d] = run.diagnostics()
+    assert (d.line, d.col, d.code) == (4, len("expect = ") + 65, "toml"), run.stderr
+
+
+def test_non_utf8_byte_is_located_by_line_and_column(model_copy: Path) -> None:
+    path = model_copy / "rules/121-drawing.toml"
+    raw = path.read_bytes()
+    marker = b'id = "121.2"'
+    assert raw.count(marker) == 1
+    path.write_bytes(raw.replace(marker, b'id = "121.2\xe9"'))
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    line = raw[:raw.index(marker)].count(b"\n") + 1
+    d = expect_diag(run, model_copy, "rules/121-drawing.toml", line, len('id = "121.2') + 1, "not UTF-8", "0xe9")
+    assert d.code == "io"
+
+
+def test_utf16_file_is_named_as_such(model_copy: Path) -> None:
+    path = model_copy / "configs.toml"
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", 1, 1, "UTF-16", "save it as UTF-8")
+
+
+def test_a_model_without_the_active_player_variable(model_copy: Path) -> None:
+    """The engines count seats (apnap) from 'active': renaming it everywhere is bad input, not a KeyError."""
+    for path in [*model_copy.glob("*.toml"), *(model_copy / "rules").glob("*.toml")]:
+        path.write_text(re.sub(r"\bactive\b", "turn_player", path.read_text(encoding="utf-8")), encoding="utf-8")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    text = (model_copy / "properties.toml").read_text(encoding="utf-8")
+    line, col = position(text, "apnap(q) < apnap(p)")
+    expect_diag(run, model_copy, "properties.toml", line, col, "apnap()", "'active'")

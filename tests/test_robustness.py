@@ -40,17 +40,13 @@ SURVIVORS = {
     "101.2/card": _CARDS, "121.3/card": _CARDS, "121.6a/card": _CARDS, "614.1a/card": _CARDS,
     "614.1a/lose": _CARDS + "; only Lich's Mirror replaces a loss", "704.5a/card": _CARDS, "602.2": _CARDS,
     "603.3": _CARDS, "603.5": _CARDS, "608.2": _CARDS, "701.13/effect": _CARDS, "800.4a": _CARDS,
-    "104.2b/effect": _ACTION, "104.3a": _ACTION, "104.3e/effect": _ACTION, "104.4c/effect": _ACTION,
+    "104.2b/effect": _ACTION, "104.3a": _ACTION, "104.3e/effect": _ACTION,
     "119.3/each": _ACTION, "119.3/gain": _ACTION, "119.3/lose": _ACTION, "121.1/effect": _ACTION,
     "121.2c/effect": _ACTION, "121.3": _ACTION, "122.1/poison": _ACTION, "903.10a/damage": _ACTION,
     "104.4b": "no mandatory loop in duel or effects (the loop games protect it)",
     "704.6c": "commander damage stays 0 in duel and effects (the commander game protects it)",
     "800.4j": "a departed player's turn needs three players (multiplayer protects it)",
     "800.4k": "a departed player's turn needs three players (multiplayer protects it)",
-    # Not protected by any property yet: the case library's scenarios check them (issue 13).
-    "104.2b": "no property says that a 'you win' effect makes its player win",
-    "104.4c": "no property says that a 'the game is a draw' effect draws the game",
-    "117.4": "no property asks that play can go on without an optional action",
 }
 _OPTIONS = Options(engine="explicit", configs=("duel", "effects"))
 

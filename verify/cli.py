@@ -283,7 +283,7 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmet
             click.echo(f"{name} ({n} players): {g.symmetry.describe()}", err=True)
         cyclic = sum(1 for _ in cyclic_components(g))
         click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
-                   f"{sum(g.cut):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
+                   f"{sum(1 for c in g.cut if c):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
         if dot and first:
             Path(dot).write_text(graph_dot(g), encoding="utf-8")
             click.echo(f"graph of {name} ({n} players) written to {dot}")

@@ -155,12 +155,12 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     if prop.kind == "state":
         on_state(list(range(len(states))), "state")
     elif prop.kind == "terminal":
-        on_state(ctx.terminal_nodes if prop.concessions else graph.terminal(concessions=False), "terminal")
+        on_state(graph.terminal(prop.ignored) if prop.ignored else ctx.terminal_nodes, "terminal")
     else:
         turned = graph.turned  # empty without symmetry reduction
-        conceding = frozenset() if prop.concessions else graph.conceding
+        left_out = graph.of_kinds(prop.ignored)
         for e, (a, b, k) in enumerate(graph.edges()):
-            if k in conceding or b in outside:
+            if k in left_out or b in outside:
                 continue
             s = states[a]
             t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class

@@ -86,7 +86,7 @@ class SymbolicChecker:
             when = self.compiler.expr(prop.when, inst.env)(s, t)
             then = self.compiler.expr(prop.then, inst.env)(s, t)
             if prop.kind == "terminal":
-                when = when and self.session.terminal(s, prop.concessions)
+                when = when and self.session.terminal(s, prop.ignored)
             if when and (not then if violation else True):
                 return inst.player
         return insts[0].player

@@ -27,6 +27,20 @@ from verify.model.types import Config, Model, mandatoriness, property_graph_name
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
 
 
+CUT_FIRM = 0b011  # a cut step of play (or the state limit): no property may call the node terminal
+CUT_BITS = {"concession": 0b101, "optional": 0b1001}  # cut steps some properties leave out
+
+
+def cut_mask(ignore: frozenset[str] = frozenset()) -> int:
+    """The bits of a node's cut flags that keep it from being terminal when steps of the kinds in
+    *ignore* do not count."""
+    mask = CUT_FIRM & ~1  # bit 1 only says "something was cut"
+    for kind, bits in CUT_BITS.items():
+        if kind not in ignore:
+            mask |= bits & ~1
+    return mask
+
+
 @dataclass
 class StateGraph:
     """The explored part of one configuration for one player count."""
@@ -42,7 +56,10 @@ class StateGraph:
     src: array[int]
     dst: array[int]
     lab: array[int]
-    cut: bytearray  # 1 where a successor fell outside the bounds
+    # Nonzero where a successor fell outside the bounds (or past the state limit): bit 1 always,
+    # and a bit for the kind of step cut (CUT_BITS), so that a property leaving some kinds of
+    # step out knows whether the cut matters to it.
+    cut: bytearray
     n_initial: int
     complete: bool  # False when the state limit stopped the search
     cut_by: Counter[str] = field(default_factory=Counter)
@@ -57,6 +74,7 @@ class StateGraph:
     # Nodes a step reached with a counter below its declared minimum: kept (the domain property
     # reports the step) but not explored further, and counted as cut.
     escaped: set[int] = field(default_factory=set)
+    _of_kinds: dict[frozenset[str], frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
 
     def target(self, e: int) -> State:
         """The state step *e* leads to from its source node's state (not its rotation class)."""
@@ -68,10 +86,12 @@ class StateGraph:
         vocab = self.model.vocab
         return sorted(v for v in self.cut_vars if v in vocab.vars and vocab.vars[v].strict_bound)
 
-    @cached_property
-    def conceding(self) -> frozenset[int]:
-        """The instances that are concessions (104.3a), which some properties leave out."""
-        return frozenset(i.index for i in self.instances if i.rule.kind == "concession")
+    def of_kinds(self, kinds: frozenset[str]) -> frozenset[int]:
+        """The instances of rules of these kinds (conceding, optional actions: some properties
+        leave them out); computed once per set of kinds."""
+        if kinds not in self._of_kinds:
+            self._of_kinds[kinds] = frozenset(i.index for i in self.instances if i.rule.kind in kinds)
+        return self._of_kinds[kinds]
 
     @cached_property
     def released(self) -> list[str]:
@@ -88,27 +108,29 @@ class StateGraph:
     def n(self) -> int:
         return self.layout.n
 
-    def out_degree(self, concessions: bool = True) -> array[int]:
-        """Steps out of each node (without conceding ones, unless *concessions*)."""
+    def out_degree(self, ignore: frozenset[str] = frozenset()) -> array[int]:
+        """Steps out of each node (leaving out the steps of rules of the kinds in *ignore*)."""
         deg = array("i", bytes(4 * len(self.states)))
-        if concessions:
+        if not ignore:
             for s in self.src:
                 deg[s] += 1
             return deg
+        left_out = self.of_kinds(ignore)
         for s, k in zip(self.src, self.lab):
-            if k not in self.conceding:
+            if k not in left_out:
                 deg[s] += 1
         return deg
 
-    def terminal(self, concessions: bool = True) -> list[int]:
+    def terminal(self, ignore: frozenset[str] = frozenset()) -> list[int]:
         """Nodes with no successor at all, not even one cut off by a bound or the state limit
-        (without *concessions*: nodes where nothing but conceding can happen)."""
-        deg = self.out_degree(concessions)
-        return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i]]
+        (with *ignore*: nodes where only steps of those kinds can happen)."""
+        deg = self.out_degree(ignore)
+        firm = cut_mask(ignore)
+        return [i for i in range(len(self.states)) if deg[i] == 0 and not self.cut[i] & firm]
 
-    def is_terminal(self, concessions: bool = True) -> "Callable[[State], bool]":
+    def is_terminal(self, ignore: frozenset[str] = frozenset()) -> "Callable[[State], bool]":
         """A test of terminality for states of this graph (computed once)."""
-        nodes = set(self.terminal(concessions))
+        nodes = set(self.terminal(ignore))
         node_of = self.node_of
         return lambda s: node_of(s) in nodes
 
@@ -303,7 +325,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     t = inst.apply(g.states[i])
     below = inst.below_floor(t)
     if not below and not inst.in_bounds(t):
-        g.cut[i] = 1
+        g.cut[i] |= CUT_BITS.get(inst.rule.kind, CUT_FIRM)
         g.cut_by[inst.rule.id] += 1
         for k in inst.out_of_bounds(t):
             g.cut_vars[g.layout.var_of(k)] += 1
@@ -316,7 +338,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     if j is None:
         if len(g.states) >= limit:  # the successor exists but is not kept: never call i terminal
             g.complete = False
-            g.cut[i] = 1
+            g.cut[i] |= CUT_FIRM
             g.cut_by["(state limit)"] += 1
             return
         j = len(g.states)
@@ -327,7 +349,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
         g.cut.append(0)
         if below:  # outside the domain: a violation to report, not a state to go on from
             g.escaped.add(j)
-            g.cut[j] = 1
+            g.cut[j] |= CUT_FIRM
             g.cut_by[inst.rule.id] += 1
             for k in below:
                 g.cut_vars[f"{g.layout.var_of(k)} below its minimum"] += 1

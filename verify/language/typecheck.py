@@ -200,6 +200,11 @@ class TypeChecker(Walker):
             self._unknown(node.func, node.loc, "function or predicate", names)
             return INT
         params, result = sig
+        if node.func == "apnap":
+            active = self.vocab.vars.get("active")
+            if active is None or active.scope != "game" or active.type != PLAYER:
+                self._err(node.loc, "name", "apnap() counts seats from the active player, the game variable "
+                          "'active' of type player, which state.toml does not declare")
         if len(node.args) != len(params):
             self._err(node.loc, "arity", f"'{node.func}' takes {len(params)} argument(s), got {len(node.args)}")
         for arg, want in zip(node.args, params):

@@ -15,7 +15,7 @@ from verify.errors import BoundsError, Diagnostic, ModelError, SourceLoc, sugges
 from verify.language.expr import Expr, Lit, Stmt, names
 from verify.language.parser import ParseFailure, parse_expr, parse_stmts
 from verify.language.typecheck import Scope, TypeChecker
-from verify.model.positions import Positions, string_origin
+from verify.model.positions import MAX_NESTING, Positions, string_origin, too_deep
 from verify.model.types import (
     CLAUSE_KINDS,
     GRAPH_NAMES,
@@ -77,6 +77,19 @@ def domain_text(vocab: Vocabulary) -> str:
             parts.append(f"all({q} in {dom}: {v.name}'[{q}] >= {v.min})")
     return " and ".join(parts) or "true"
 
+def _byte_loc(display: str, raw: bytes, offset: int) -> SourceLoc:
+    """The line and column (in characters of the decodable text before it) of byte *offset*."""
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    col = len(raw[line_start:offset].decode("utf-8", errors="replace")) + 1
+    return SourceLoc(display, raw.count(b"\n", 0, offset) + 1, col)
+
+
+def _not_utf8(raw: bytes, err: UnicodeDecodeError) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(raw) > 1 and (raw[0] == 0 or raw[1] == 0)):
+        return "cannot read: the file is UTF-16 text, not UTF-8: save it as UTF-8"
+    return f"cannot read: not UTF-8 text ({err.reason}, byte {err.start}: 0x{raw[err.start]:02x}): save it as UTF-8"
+
+
 class _File:
     """One TOML file: its data, positions and lines."""
 
@@ -84,13 +97,22 @@ class _File:
         self.path, self.display = path, display
         self.ok = False
         self.data: dict[str, Any] = {}
+        self.pos = Positions("", display)
+        self.lines: list[str] = []
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            why = err.strerror if isinstance(err, OSError) else f"not UTF-8 text ({err.reason} at byte {err.start})"
-            diags.append(Diagnostic(SourceLoc(display), "io", f"cannot read: {why}"))
-            self.pos = Positions("", display)
-            self.lines: list[str] = []
+            raw = path.read_bytes()
+        except OSError as err:
+            diags.append(Diagnostic(SourceLoc(display), "io", f"cannot read: {err.strerror}"))
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            diags.append(Diagnostic(_byte_loc(display, raw, err.start), "io", _not_utf8(raw, err)))
+            return
+        deep = too_deep(text)
+        if deep is not None:
+            diags.append(Diagnostic(SourceLoc(display, *deep), "toml",
+                                    f"arrays or inline tables nested more than {MAX_NESTING} levels deep"))
             return
         self.lines = text.splitlines()
         self.pos = Positions(text, display)
@@ -329,18 +351,23 @@ class _Loader:
     def properties(self, vocab: Vocabulary, known: set[str]) -> list[Property]:
         path = self.root / "properties.toml"
         if not path.is_file():
+            self.err(SourceLoc(self.display(path)), "missing", "the model needs a properties.toml: a model with no "
+                     "properties checks nothing")
             return []
         f = _File(path, self.display(path), self.diags)
         if not f.ok:
             return []
         self.keys(f, f.data, {"property": list}, (), (), path.name)
+        if not _array(f.data, "property") and isinstance(f.data.get("property", []), list):
+            self.err(f.loc(), "missing", "properties.toml defines no [[property]]: a model with no properties "
+                     "checks nothing")
         checker = TypeChecker(vocab, self.diags)
         out: list[Property] = []
         seen: set[str] = set()
         for i, spec in enumerate(_array(f.data, "property")):
             at: tuple[object, ...] = ("property", i)
             allowed = {"id": str, "title": str, "protects": list, "kind": str, "for": str,
-                       "when": str, "then": str, "concessions": bool}
+                       "when": str, "then": str, "concessions": bool, "optional": bool}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("id", "title", "protects", "kind"),
                                                            at, "property"):
                 continue
@@ -386,11 +413,12 @@ class _Loader:
                           graph=GRAPH_NAMES + ("next",))
             checker.check_expr(when, scope)
             checker.check_expr(then, scope)
-            if "concessions" in spec and kind == "state":
-                self.err(f.loc(*at, "concessions"), "key", "'concessions' applies to step and terminal properties")
+            misplaced = [k for k in ("concessions", "optional") if k in spec and kind == "state"]
+            if misplaced:
+                self.err(f.loc(*at, misplaced[0]), "key", f"'{misplaced[0]}' applies to step and terminal properties")
                 continue
             out.append(Property(pid, spec["title"], protects, kind, var, when, then, when_src,
-                                spec["then"], f.loc(*at, "id"), spec.get("concessions", True),
+                                spec["then"], f.loc(*at, "id"), spec.get("concessions", True), spec.get("optional", True),
                                 domain=is_domain))
         return out
 
@@ -551,7 +579,8 @@ class _Loader:
                 self.err(c.loc, "duplicate", f"duplicate configuration name '{c.name}'")
                 break
         if not out and not self.diags:
-            self.err(SourceLoc(f.display), "missing", "configs.toml defines no [[config]]")
+            self.err(f.loc(), "missing", "configs.toml defines no [[config]]: a model with no configuration explores "
+                     "no game")
         return out
 
     def card_names(self, f: _File, at: tuple[object, ...], tables: Any) -> tuple[str, ...]:

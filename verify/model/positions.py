@@ -10,11 +10,62 @@ import re
 
 from verify.errors import SourceLoc
 
-__all__ = ["Positions", "string_origin"]
+__all__ = ["Positions", "string_origin", "too_deep", "MAX_NESTING"]
+
+# Arrays and inline tables nested deeper than this are refused before tomllib (which
+# recurses once per level) sees them: no model or scenario needs more than a few levels.
+MAX_NESTING = 64
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"^\s*((?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*'))*)\s*=\s*")
 _INLINE_KEY = re.compile(r"([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=\s*")
+
+
+def too_deep(text: str, limit: int = MAX_NESTING) -> tuple[int, int] | None:
+    """The line and column of the first '[' or '{' that opens a value nested more than *limit*
+    levels deep, or None. Strings and comments are skipped; a table header opens one level
+    and closes it on its line.
+
+    >>> too_deep("x = [[1], [2]]", limit=2) is None
+    True
+    >>> too_deep('a = "[[["\\nx = [[[1]]]', limit=2)
+    (2, 7)
+    """
+    depth, line, col, i, n = 0, 1, 1, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, col, i = line + 1, 1, i + 1
+            continue
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if text[j] == "\\" and c == '"':
+                    j += 1
+                elif text[j] == "\n" and len(quote) == 1:
+                    break  # an unterminated one-line string: tomllib reports it
+                j += 1
+            j = min(n, j + len(quote))
+            chunk = text[i:j]
+            if "\n" in chunk:
+                line, col = line + chunk.count("\n"), len(chunk) - chunk.rindex("\n")
+            else:
+                col += len(chunk)
+            i = j
+            continue
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return line, col
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i, col = i + 1, col + 1
+    return None
 
 
 def _split_key(key: str) -> list[str]:

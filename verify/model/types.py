@@ -81,10 +81,18 @@ class Property:
     # False: steps where a player concedes (104.3a) are left out. A step property is not checked on
     # them, and a terminal state is one where nothing but conceding can happen.
     concessions: bool = True
+    # False: optional actions are left out too (a terminal state is one where only an optional
+    # action or conceding could carry play on).
+    optional: bool = True
     # The domain property (kind "domain" in properties.toml): a step property whose 'then' says
     # every counter stays at or above its declared minimum. Z3 does not assume those minimums
     # in the state a step leads to when it checks this property (it assumes them everywhere else).
     domain: bool = False
+
+    @property
+    def ignored(self) -> frozenset[str]:
+        """The kinds of step this property leaves out (none, 'concession', 'optional')."""
+        return frozenset(k for k, keep in (("concession", self.concessions), ("optional", self.optional)) if not keep)
 
 
 @dataclass(frozen=True, slots=True)

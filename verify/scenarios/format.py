@@ -511,6 +511,11 @@ class _ScenarioLoader(_Loader):
             self.check_expr(text)
         if START_PHASE not in self.vocab.enums.get("phase", ()):
             self.err(SourceLoc(str(self.model.root)), "name", f"the model has no phase '{START_PHASE}'")
+        active = self.vocab.vars.get("active")
+        if active is None or active.scope != "game" or active.type != "player":
+            where = active.loc if active is not None else SourceLoc(str(self.model.root / "state.toml"))
+            self.err(where, "name", "a scenario says whose turn it is through the game variable 'active' "
+                     "(type player), which state.toml does not declare")
 
 
 def load_scenario(path: Path | str, model: Model) -> Scenario:

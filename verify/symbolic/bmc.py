@@ -68,7 +68,7 @@ def search(ses: Session, prop: Property, *, violation: bool) -> tuple[Path | Non
     if prop.kind == "step":
         def goal(s: Frame, t: Frame, act: Any) -> Any:
             found = z3.Or([bad(i, s, t) for i in insts])
-            return found if prop.concessions else z3.And(found, z3.Not(ses.ts.conceding(act)))
+            return z3.And(found, z3.Not(ses.ts.of_kinds(act, prop.ignored))) if prop.ignored else found
     else:
         def goal(s: Frame) -> Any:  # type: ignore[misc]
             return z3.Or([bad(i, s, None) for i in insts])

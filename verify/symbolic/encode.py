@@ -250,15 +250,15 @@ class TransitionSystem:
     def guard(self, inst: Instance, s: Frame) -> Any:
         return self.enc.expr(inst.rule.when, self._env(inst), s)
 
-    def enabled(self, s: Frame, concessions: bool = True) -> Any:
-        """Some rule (other than conceding, unless *concessions*) can fire in *s* (whatever the
+    def enabled(self, s: Frame, ignore: frozenset[str] = frozenset()) -> Any:
+        """Some rule (other than those of the kinds in *ignore*) can fire in *s* (whatever the
         bounds say: as the explicit 'terminal')."""
-        guards = [self.guard(i, s) for i in self.insts if concessions or i.rule.kind != "concession"]
+        guards = [self.guard(i, s) for i in self.insts if i.rule.kind not in ignore]
         return z3.Or(guards) if guards else z3.BoolVal(False, self.ctx)
 
-    def conceding(self, act: Any) -> Any:
-        """The step numbered *act* is a concession (104.3a)."""
-        return z3.Or([act == i.index for i in self.insts if i.rule.kind == "concession"] or
+    def of_kinds(self, act: Any, kinds: frozenset[str]) -> Any:
+        """The step numbered *act* is one of a rule of these kinds (e.g. a concession, 104.3a)."""
+        return z3.Or([act == i.index for i in self.insts if i.rule.kind in kinds] or
                      [z3.BoolVal(False, self.ctx)])
 
     def domain(self, s: Frame, *, graph: bool = True, fixed: bool = True, mins: bool = True) -> Any:
@@ -358,7 +358,8 @@ class TransitionSystem:
             disj.append(z3.And(self.guard(inst, s), body(self.after(s, inst))))
         return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
 
-    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True, concessions: bool = True) -> Any:
+    def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True,
+             ignore: frozenset[str] = frozenset()) -> Any:
         """T(s, t) with the chosen instance number in *act*.
 
         Rules whose guard asks about the play graph fire nondeterministically here
@@ -367,7 +368,7 @@ class TransitionSystem:
         """
         disj = []
         for inst in self.insts:
-            if (inst.rule.graph and not graph_rules) or (inst.rule.kind == "concession" and not concessions):
+            if (inst.rule.graph and not graph_rules) or inst.rule.kind in ignore:
                 continue
             upd = self.enc.update(inst.rule.then, self._env(inst), s)
             eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]

@@ -133,7 +133,7 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     sol.add(ts.domain(s), invs.hold(s))
     if prop.kind == "step":
         sol.add(ts.domain(t, mins=not prop.domain), ts.step(s, t, z3.Int("act@s", ts.ctx),
-                                                             concessions=prop.concessions))
+                                                             ignore=prop.ignored))
     sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
     res = ses.check(sol)
     ses.hold(sol)
@@ -151,7 +151,7 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s))
     if prop.kind == "step":
-        sol.add(ts.domain(t), invs.hold(t), ts.step(s, t, z3.Int("act@s", ts.ctx), concessions=prop.concessions))
+        sol.add(ts.domain(t), invs.hold(t), ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
     sol.add(z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)]))
     return bool(ses.check(sol) == z3.unsat)
 
@@ -170,7 +170,7 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
     act = z3.Int("act@cti", ts.ctx)
     sol = ses.solver()
     sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False, mins=not prop.domain), invs.hold(s),
-            ts.step(s, t, act, graph_rules=False, concessions=prop.concessions))
+            ts.step(s, t, act, graph_rules=False, ignore=prop.ignored))
     if prop.kind == "state":
         sol.add(z3.And([ses.holds(i, s) for i in ses.instances(prop)]), ses.violated(prop, t))
     else:

@@ -95,11 +95,11 @@ class Session:
         self._held = []
         return start
 
-    def terminal(self, s: State, concessions: bool = True) -> bool:
-        """No step of play (but conceding, unless *concessions*) is enabled in *s* (explicit evaluation)."""
+    def terminal(self, s: State, ignore: frozenset[str] = frozenset()) -> bool:
+        """No step of play (but those of the kinds in *ignore*) is enabled in *s* (explicit evaluation)."""
         # a state on a loop has a step besides the loop rule's, so the loop rules can be skipped
         return not any(i.guard(s, None) for i in self.insts
-                       if not i.rule.graph and (concessions or i.rule.kind != "concession"))
+                       if not i.rule.graph and i.rule.kind not in ignore)
 
     # -- budgets ----------------------------------------------------------------------------
     def units_left(self, search_from: int | None = None) -> int:
@@ -175,13 +175,13 @@ class Session:
         when = self.ts.prop(p.when, inst.env, s, t)
         then = self.ts.prop(p.then, inst.env, s, t)
         if p.kind == "terminal":
-            return z3.Implies(z3.And(z3.Not(self.ts.enabled(s, p.concessions)), when), then)
+            return z3.Implies(z3.And(z3.Not(self.ts.enabled(s, p.ignored)), when), then)
         return z3.Implies(when, then)
 
     def premise(self, inst: PropInstance, s: Frame, t: Frame | None = None) -> Any:
         when = self.ts.prop(inst.prop.when, inst.env, s, t)
         if inst.prop.kind == "terminal":
-            return z3.And(z3.Not(self.ts.enabled(s, inst.prop.concessions)), when)
+            return z3.And(z3.Not(self.ts.enabled(s, inst.prop.ignored)), when)
         return when
 
     def violated(self, prop: Property, s: Frame, t: Frame | None = None) -> Any:

@@ -43,7 +43,7 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     bad = ses.violated(prop, s, t if prop.kind == "step" else None)
     if prop.kind == "step":
         query = z3.And(inv(*s.vars), ts.domain(t, mins=not prop.domain),
-                       ts.step(s, t, act, concessions=prop.concessions), bad)
+                       ts.step(s, t, act, ignore=prop.ignored), bad)
     else:
         query = z3.And(inv(*s.vars), bad)
     start = time.perf_counter()
