@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,48 @@ def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     md = (tmp_path / "r" / "latest.md").read_text()
     assert md.startswith("# Endgame verification report") and "`all-lose-is-draw`" in md
     assert (tmp_path / "r" / "run.txt").read_text().startswith("verify ")
+    # the case library ran too: every bundled scenario ends as its ruling says
+    n = len(list((ROOT / "model" / "scenarios").glob("*.toml")))
+    assert re.search(rf"case library: {n} scenarios in \S+: {n} as expected$", run.output, re.M), run.output
+    assert len(report["scenarios"]) == n and all(s["ok"] and s["result"] == "as expected" for s in report["scenarios"])
+    assert f"## Case library ({n} scenarios" in md
+
+
+def test_a_changed_ruling_fails_verify_all_with_its_trace(tmp_path: Path) -> None:
+    """104.4a deleted: the case library's all-at-one-life no longer ends in a draw. The properties
+    are checked on one small game only, where no property sees the deletion."""
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "tests/models/violated/no-simultaneous-draw", rules)
+    shutil.copytree(ROOT / "model/scenarios", rules / "scenarios")
+    args = ["all", "--rules", str(rules), "--config", "loop-pair", "--engine", "explicit"]
+    run = CliRunner().invoke(main, args + ["--reports", str(tmp_path / "r")])
+    assert run.exit_code == 1, run.output
+    assert "violated" not in run.output.split("case library")[0].split("summary:")[1]  # no property failed
+    assert re.search(r"case library: \d+ scenarios in \S+: \d+ as expected, \d+ changed$", run.output, re.M)
+    assert "  changed: all-at-one-life: expected: draw -- NOT as expected" in run.output
+    # the trace of the new outcome, step by step with its rules
+    assert "outcome 1 of 1: everyone lost (Alice, Bob, Carol), the game never ended" in run.output
+    assert "[119.3/each]" in run.output
+    report = json.loads((tmp_path / "r" / "latest.json").read_text())
+    assert not report["ok"]
+    changed = [s for s in report["scenarios"] if not s["ok"]]
+    assert "all-at-one-life" in {Path(s["scenario"]).stem for s in changed}
+    assert all(s["result"] == "changed" and s["outcomes"][0]["trace"]["#meta"]["format"] == "ITF" for s in changed)
+    assert (tmp_path / "r" / "traces" / "scenario.all-at-one-life.txt").is_file()
+    assert (tmp_path / "r" / "traces" / "scenario.all-at-one-life.1.itf.json").is_file()
+    assert "**changed**" in (tmp_path / "r" / "latest.md").read_text()
+    skipped = CliRunner().invoke(main, args + ["--no-scenarios", "--no-reports"])
+    assert "case library" not in skipped.output and skipped.exit_code == 1  # holds within bounds undeclared
+
+
+def test_a_bad_scenario_in_the_library_is_bad_input_before_any_check(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "model", rules)
+    bad = rules / "scenarios" / "all-at-one-life.toml"
+    bad.write_text(bad.read_text().replace('expect = "draw"', 'expect = "drawn"'))
+    run = CliRunner().invoke(main, ["all", "--rules", str(rules), "--no-reports"])
+    assert run.exit_code == 2, run.output
+    assert "all-at-one-life.toml:" in run.output and "property " not in run.output
 
 
 def test_list_shows_rules_and_properties(model) -> None:

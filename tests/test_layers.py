@@ -60,7 +60,7 @@ def test_the_explicit_engine_and_scenarios_run_without_z3() -> None:
         m = load_model({str(ROOT / "model")!r})
         g = explore(m, m.configs[0], 2)
         r = check_explicit(g, m.property("all-lose-is-draw"))
-        sim = simulate(m, load_scenario({str(ROOT / "tests" / "scenarios" / "all-at-one-life.toml")!r}, m))
+        sim = simulate(m, load_scenario({str(ROOT / "model" / "scenarios" / "all-at-one-life.toml")!r}, m))
         print(len(g.states), r.verdict.name, sim.as_expected, "z3" in sys.modules and sys.modules["z3"] is not None)
     """)
     run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, text=True, capture_output=True, timeout=300)

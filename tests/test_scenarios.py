@@ -1,4 +1,4 @@
-"""Scenarios (`verify simulate`): the suite in tests/scenarios/, outcomes, choices, loops, errors."""
+"""Scenarios (`verify simulate`): the case library in model/scenarios/, outcomes, choices, loops, errors."""
 from __future__ import annotations
 
 import json
@@ -16,7 +16,7 @@ from verify.model.loader import load_model
 from verify.scenarios.format import load_scenario
 from verify.scenarios.simulate import simulate
 
-SUITE = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
+SUITE = sorted((ROOT / "model" / "scenarios").glob("*.toml"))
 
 
 def test_the_suite_has_at_least_thirty_cited_scenarios() -> None:
@@ -55,7 +55,7 @@ life = 1
 
 
 def test_all_at_one_life_is_a_draw_decided_by_104_4a(model) -> None:
-    sim = simulate(model, load_scenario(ROOT / "tests/scenarios/all-at-one-life.toml", model))
+    sim = simulate(model, load_scenario(ROOT / "model/scenarios/all-at-one-life.toml", model))
     (o,) = sim.outcomes
     assert o.label == "draw" and o.decided_by[0] == "104.1" and "104.4a" in o.decided_by
     assert [s.rule for s in o.trace.steps if s.event is not None] == ["119.3/each"]
@@ -91,7 +91,7 @@ player = "Bob"
 
 
 def test_a_mandatory_loop_is_a_draw_and_shows_its_cycle(model) -> None:
-    sim = simulate(model, load_scenario(ROOT / "tests/scenarios/mandatory-trigger-pair.toml", model))
+    sim = simulate(model, load_scenario(ROOT / "model/scenarios/mandatory-trigger-pair.toml", model))
     (o,) = sim.outcomes
     assert o.label == "draw" and o.decided_by == ("104.4b",)
     assert o.loop and o.loop[-1].state == o.trace.states[-2]  # the cycle returns where the loop rule fired
@@ -107,7 +107,7 @@ def test_the_scenario_follows_the_model_it_is_given(tmp_path: Path) -> None:
     start = text.index('[[rule]]\nid = "104.4a"')
     end = text.index("[[rule]]", start + 1)
     f.write_text(text[:start] + text[end:])
-    run = CliRunner().invoke(main, ["simulate", "--rules", str(rules), str(ROOT / "tests/scenarios/all-at-one-life.toml")])
+    run = CliRunner().invoke(main, ["simulate", "--rules", str(rules), str(ROOT / "model/scenarios/all-at-one-life.toml")])
     assert run.exit_code == 1, run.output
     assert "NOT as expected" in run.output and "outcome 1 of 1: everyone lost (Alice, Bob, Carol)" in run.output
 
@@ -138,7 +138,7 @@ def test_events_after_a_player_left_do_not_happen(tmp_path: Path, model) -> None
 
 def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
     dot = tmp_path / "g.dot"
-    src = str(ROOT / "tests/scenarios/mandatory-trigger-pair.toml")
+    src = str(ROOT / "model/scenarios/mandatory-trigger-pair.toml")
     run = CliRunner().invoke(main, ["simulate", "--dot", str(dot), src])
     assert run.exit_code == 0, run.output
     text = dot.read_text()
@@ -219,5 +219,5 @@ def test_a_trace_that_does_not_replay_is_an_internal_error() -> None:
 
     from verify.checking.trace import ReplayMismatch
     with mock.patch("verify.cli.simulate", side_effect=ReplayMismatch("s: step 3 does not replay")):
-        run = CliRunner().invoke(main, ["simulate", str(ROOT / "tests/scenarios/all-at-one-life.toml")])
+        run = CliRunner().invoke(main, ["simulate", str(ROOT / "model/scenarios/all-at-one-life.toml")])
     assert run.exit_code == 3 and "did not replay" in run.output

@@ -27,9 +27,10 @@ from verify.model.loader import MAX_PLAYERS, load_model
 from verify.model.types import Model
 from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.itf import results_json, scenario_json, trace_itf
-from verify.output.markdown import results_markdown
-from verify.output.text import results_text, scenario_text, trace_text
+from verify.output.markdown import cases_markdown, results_markdown
+from verify.output.text import cases_text, results_text, scenario_text, trace_text
 from verify.scenarios.format import load_scenario
+from verify.scenarios.library import LIBRARY, CaseResult, library_files, load_library, play_library
 from verify.scenarios.simulate import simulate
 
 MAX_RLIMIT = 10**12  # Z3 resource units: far beyond any budget a run could spend
@@ -38,8 +39,8 @@ EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 EXIT_CODES = """\b
 Exit status:
-  0  every checked property holds
-  1  some property is violated, unknown or vacuous
+  0  every checked property holds (and, for `all`, every scenario of the case library ends as expected)
+  1  some property is violated, unknown or vacuous (or a scenario ends otherwise, or unknown)
   2  bad input: a model file, a property id or an option
   3  an internal error in Endgame (please report it, with the traceback)"""
 
@@ -88,14 +89,20 @@ def _command() -> str:
     return "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
-def write_reports(results: list[CheckResult], model: Model, directory: str) -> Path:
-    """latest.md, latest.json, run.txt and traces/ (emptied first: no trace outlives its run)."""
+def write_reports(results: list[CheckResult], model: Model, directory: str,
+                  cases: list[CaseResult] | None = None) -> Path:
+    """latest.md, latest.json, run.txt and traces/ (emptied first: no trace outlives its run);
+    with *cases*, the case library in both reports and the traces of every scenario that did
+    not end as its ruling says."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     command = _command()
     (out / "run.txt").write_text(command + "\n", encoding="utf-8")
-    (out / "latest.md").write_text(results_markdown(results, command, str(model.root)), encoding="utf-8")
-    data = results_json(results, command, str(model.root))
+    markdown = results_markdown(results, command, str(model.root))
+    if cases is not None:
+        markdown += cases_markdown(cases, _library(model))
+    (out / "latest.md").write_text(markdown, encoding="utf-8")
+    data = results_json(results, command, str(model.root), cases)
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     traces = out / "traces"
     if traces.is_dir():
@@ -115,21 +122,35 @@ def write_reports(results: list[CheckResult], model: Model, directory: str) -> P
                 traces.mkdir(exist_ok=True)
                 (traces / f"{r.property_id}.cti.{e.config}-{e.players}p.txt").write_text(
                     trace_text(e.cti) + "\n", encoding="utf-8")
+    for c in cases or ():
+        if not c.ok:
+            traces.mkdir(exist_ok=True)
+            (traces / f"scenario.{c.name}.txt").write_text(scenario_text(c.sim) + "\n", encoding="utf-8")
+            for k, o in enumerate(c.sim.outcomes, 1):
+                (traces / f"scenario.{c.name}.{k}.itf.json").write_text(
+                    json.dumps(trace_itf(o.trace), indent=2) + "\n", encoding="utf-8")
     return out
+
+
+def _library(model: Model) -> str:
+    return str(Path(model.root) / LIBRARY)
 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
-         search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None) -> int:
+         search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
+         scenarios: bool = False) -> int:
     model = _model(rules)
     props = select(model, list(ids))
+    library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
                       symmetry=symmetry, players=players)
     results = check(model, props, options)
-    where = None if no_reports else write_reports(results, model, reports)
+    cases = play_library(model, library) if library is not None else None
+    where = None if no_reports else write_reports(results, model, reports, cases)
     if as_json:
-        click.echo(json.dumps(results_json(results, _command(), str(model.root)), indent=2))
+        click.echo(json.dumps(results_json(results, _command(), str(model.root), cases), indent=2))
     else:
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
         played = games(model, options)
@@ -143,9 +164,11 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                 click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
         click.echo("")
         click.echo(results_text(results, witnesses=witness))
+        if cases is not None:
+            click.echo("\n" + cases_text(cases, _library(model)))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
-    return EXIT_OK if all(r.ok for r in results) else EXIT_FAIL
+    return EXIT_OK if all(r.ok for r in results) and all(c.ok for c in cases or ()) else EXIT_FAIL
 
 
 def _player_counts(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
@@ -212,10 +235,13 @@ def main() -> None:
 
 @main.command("all", epilog=EXIT_CODES)
 @_check_options
+@click.option("--no-scenarios", is_flag=True,
+              help="Skip the case library (the scenarios in the model's scenarios/ folder).")
 @_guard
-def all_(**kw: Any) -> int:
-    """Check every property on every configuration of the model."""
-    return _run((), **kw)
+def all_(no_scenarios: bool, **kw: Any) -> int:
+    """Check every property on every configuration of the model, then play every scenario of its
+    case library (scenarios/*.toml in the model directory): each must end as its ruling says."""
+    return _run((), scenarios=not no_scenarios, **kw)
 
 
 @main.command("check", epilog=EXIT_CODES)
@@ -308,7 +334,7 @@ Exit status:
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes and their traces as JSON.")
 @_guard
 def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_json: bool) -> int:
-    """Play scenario FILES (tests/scenarios/*.toml) through the rules; print every outcome and its trace."""
+    """Play scenario FILES (model/scenarios/*.toml) through the rules; print every outcome and its trace."""
     if dot and len(files) != 1:
         raise UsageError("--dot writes the graph of one scenario; give exactly one file")
     model = _model(rules)

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from verify.checking.trace import Trace
 from verify.checking.verdict import CheckResult, Verdict
+from verify.scenarios.library import CaseResult
 from verify.scenarios.simulate import Simulation
 
 __all__ = ["trace_itf", "results_json", "scenario_json"]
@@ -35,7 +36,10 @@ def trace_itf(trace: Trace) -> dict[str, Any]:
     return out
 
 
-def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -> dict[str, Any]:
+def results_json(results: Iterable[CheckResult], command: str, model_dir: str,
+                 cases: Iterable[CaseResult] | None = None) -> dict[str, Any]:
+    """Every property's verdict, traces and per-game results; with *cases*, the case library too
+    (and "ok" is then false if a scenario did not end as its ruling says)."""
     def engine(e: Any) -> dict[str, Any]:
         d = {"engine": e.engine, "config": e.config, "players": e.players, "verdict": e.verdict.value,
              "method": e.method, "seconds": round(e.seconds, 4)}
@@ -45,11 +49,12 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
             d["cti"] = trace_itf(e.cti)
         return d
     results = list(results)
-    return {
+    played = list(cases) if cases is not None else []
+    out = {
         "command": command,
         "model": model_dir,
         "verdict": max((r.verdict for r in results), key=lambda v: v.rank, default=Verdict.HOLDS).value,
-        "ok": all(r.ok for r in results),
+        "ok": all(r.ok for r in results) and all(c.ok for c in played),
         "properties": [
             {"id": r.property_id, "title": r.title, "protects": list(r.protects), "verdict": r.verdict.value,
              "ok": r.ok, "method": r.method, "seconds": round(r.seconds, 4),
@@ -58,6 +63,9 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str) -
              "engines": [engine(e) for e in r.results]}
             for r in results],
     }
+    if cases is not None:
+        out["scenarios"] = [{**scenario_json(c.sim), "result": c.status, "ok": c.ok} for c in played]
+    return out
 
 
 def scenario_json(sim: Simulation) -> dict[str, Any]:

@@ -6,8 +6,10 @@ from typing import Iterable
 from verify.checking.trace import Trace
 from verify.checking.verdict import CheckResult
 from verify.output.steps import loop_note, step_rows
+from verify.scenarios.library import CaseResult
+from verify.scenarios.simulate import expect_text
 
-__all__ = ["trace_markdown", "results_markdown"]
+__all__ = ["trace_markdown", "results_markdown", "cases_markdown"]
 
 
 def trace_markdown(trace: Trace) -> str:
@@ -44,4 +46,24 @@ def results_markdown(results: Iterable[CheckResult], command: str, model_dir: st
             out += ["", trace_markdown(r.trace)]
         elif r.witness is not None:
             out += ["", trace_markdown(r.witness)]
+    return "\n".join(out) + "\n"
+
+
+def cases_markdown(cases: Iterable[CaseResult], folder: str) -> str:
+    """The case library's table, then every scenario that did not end as its ruling says,
+    with the traces of all its outcomes."""
+    cases = list(cases)
+    out = ["", f"## Case library ({len(cases)} scenarios in `{folder}`)", "",
+           "| scenario | expected | outcomes | result |", "|---|---|---|---|"]
+    for c in cases:
+        expect = "; ".join(c.scenario.expect) if c.scenario.expect is not None else "(none)"
+        result = c.status if c.ok else f"**{c.status}**"
+        out.append(f"| `{c.name}` | {expect} | {'; '.join(c.sim.labels)} | {result} |")
+    for c in cases:
+        if c.ok:
+            continue
+        out += ["", f"### `{c.name}` — {c.scenario.title}", "", f"Source: {c.scenario.source}", "",
+                f"Result: **{c.status}** ({expect_text(c.sim)})"]
+        for o in c.sim.outcomes:
+            out += ["", f"Outcome: {o.label}", "", trace_markdown(o.trace)]
     return "\n".join(out) + "\n"

@@ -1,14 +1,16 @@
 """Plain-text writers: traces as scripts, the verdict table, scenario outcomes."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 from verify.checking.trace import Trace
 from verify.checking.verdict import CheckResult, Verdict
 from verify.output.steps import actor_name, changes_text, joined, loop_note, step_rows
+from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "result_line", "results_text", "scenario_text"]
+__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text"]
 
 
 def trace_text(trace: Trace) -> str:
@@ -102,4 +104,19 @@ def scenario_text(sim: Simulation) -> str:
     lines.append(f"{len(sim.outcomes)} outcome{'s' if len(sim.outcomes) != 1 else ''}: "
                  + "; ".join(sim.labels) + f"  ({sim.states:,} states explored)")
     lines.append(expect_text(sim))
+    return "\n".join(lines)
+
+
+def cases_text(cases: Iterable[CaseResult], folder: str, *, traces: bool = True) -> str:
+    """Every scenario that did not end as its ruling says, with all its outcomes and their
+    traces; then the case library's summary line and the list of those scenarios."""
+    cases = list(cases)
+    failed = [c for c in cases if not c.ok]
+    lines = [line for c in failed for line in (scenario_text(c.sim), "")] if traces else []
+    counts = Counter(c.status for c in cases)
+    if not cases:
+        return f"case library: none (no scenario files in {folder})"
+    lines.append(f"case library: {len(cases)} scenario{'s' if len(cases) != 1 else ''} in {folder}: "
+                 + ", ".join(f"{counts[s]} {s}" for s in CASE_STATUSES if counts[s]))
+    lines += [f"  {c.status}: {c.name}: {expect_text(c.sim)}" for c in failed]
     return "\n".join(lines)

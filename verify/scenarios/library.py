@@ -1,0 +1,75 @@
+"""The case library: the model's cited scenarios, each a ruling with its expected outcome.
+
+They sit in the model directory (``scenarios/*.toml`` beside ``rules/``), so a copy of the
+model carries its rulings with it, and ``verify all`` plays every one of them after the
+properties: an edit of a rule that changes how a ruled situation ends fails like a violated
+property, with the trace of the new outcome.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from verify.errors import Diagnostic, ScenarioError
+from verify.model.types import Model
+from verify.scenarios.format import Scenario, load_scenario
+from verify.scenarios.simulate import Simulation, simulate
+
+__all__ = ["LIBRARY", "CASE_STATUSES", "CaseResult", "library_files", "load_library", "play_library"]
+
+LIBRARY = "scenarios"  # the folder of the model directory that holds the case library
+CASE_STATUSES = ("as expected", "no expectation", "changed", "unknown")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One scenario of the library played against the model's rules."""
+
+    sim: Simulation
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.sim.scenario
+
+    @property
+    def status(self) -> str:
+        """'as expected', 'changed' (other outcomes than the ruling's), 'unknown' (a bound was
+        reached or play got stuck) or 'no expectation' (the file states none)."""
+        if not self.sim.settled:
+            return "unknown"
+        if self.sim.as_expected is None:
+            return "no expectation"
+        return "as expected" if self.sim.as_expected else "changed"
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("as expected", "no expectation")
+
+    @property
+    def name(self) -> str:
+        return Path(self.scenario.path).stem
+
+
+def library_files(model: Model) -> list[Path]:
+    """The scenario files of the model's case library, in name order (none without the folder)."""
+    folder = Path(model.root) / LIBRARY
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def load_library(model: Model, files: list[Path]) -> list[Scenario]:
+    """Read every file; raise one :class:`ScenarioError` with the problems of all of them."""
+    out: list[Scenario] = []
+    problems: list[Diagnostic] = []
+    for f in files:
+        try:
+            out.append(load_scenario(f, model))
+        except ScenarioError as err:
+            problems += err.diagnostics
+    if problems:
+        raise ScenarioError(problems)
+    return out
+
+
+def play_library(model: Model, scenarios: list[Scenario]) -> list[CaseResult]:
+    """Play each scenario through the model's rules (every outcome, each with its replayed trace)."""
+    return [CaseResult(simulate(model, sc)) for sc in scenarios]
