@@ -21,7 +21,7 @@ import click
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
 from verify.checking.symbolic import DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS
 from verify.checking.verdict import CheckResult
-from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError
+from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError, suggest
 from verify.explicit.explore import cyclic_components
 from verify.model.loader import MAX_PLAYERS, load_model
 from verify.model.types import Model
@@ -29,6 +29,11 @@ from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.text import cases_text, results_text, scenario_text, trace_text
+from verify.mutation.equivalent import load_explanations
+from verify.mutation.operators import OPERATORS, mutants
+from verify.mutation.report import MutationReport, Outcome
+from verify.mutation.run import baseline, run_mutants
+from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import LIBRARY, CaseResult, library_files, load_library, play_library
 from verify.scenarios.simulate import simulate
@@ -356,6 +361,80 @@ def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_jso
     if as_json:
         click.echo(json.dumps(out if len(out) != 1 else out[0], indent=2))
     return code
+
+
+MUTATE_EXIT = """\b
+Exit status:
+  0  every mutant is caught, or explained in the model's mutants.toml
+  1  a mutant survives unexplained, breaks the checker, or the model itself fails a check
+  2  bad input: a model, scenario or mutants.toml file (file:line:col), or an option
+  3  an internal error in Endgame (please report it, with the traceback)"""
+
+
+@main.command("mutate", epilog=MUTATE_EXIT)
+@click.option("--rules", type=click.Path(file_okay=False), default=None,
+              help="Model directory to mutate instead of the bundled one.")
+@click.option("--rule", "rule_ids", multiple=True, help="Only mutants of this rule (repeatable).")
+@click.option("--operator", "ops", multiple=True, type=click.Choice(OPERATORS),
+              help="Only mutants made by this operator (repeatable).")
+@click.option("--config", multiple=True, help="Check the properties on this configuration only (repeatable).")
+@click.option("--no-scenarios", is_flag=True, help="Leave the case library out of the checks.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+              help="Mutants checked at once, in separate processes (default: one per core).")
+@click.option("--reports", default="reports", show_default=True, help="Directory for mutants.md and mutants.json.")
+@click.option("--no-reports", is_flag=True, help="Write no report files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@_guard
+def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], config: tuple[str, ...],
+            no_scenarios: bool, jobs: int | None, reports: str, no_reports: bool, as_json: bool) -> int:
+    """Make small wrong edits of the rules (mutants) and check each one with the properties and the
+    case library: the score is the share of mutants some check catches; every survivor is shown
+    with its edit, and must be explained in the model's mutants.toml."""
+    model = _model(rules)
+    known = {r.id for r in model.rules}
+    for rid in rule_ids:
+        if rid not in known:
+            raise UsageError(f"unknown rule '{rid}'{suggest(rid, sorted(known))}")
+    names = {c.name for c in model.configs}
+    for name in config:
+        if name not in names:
+            raise UsageError(f"unknown configuration '{name}'{suggest(name, sorted(names))}")
+    explained = load_explanations(model)
+    scenarios = [] if no_scenarios else load_library(model, library_files(model))
+    ms = mutants(model, frozenset(rule_ids) or None, frozenset(ops) or None)
+    if not ms:
+        raise UsageError("no mutant: the rules and operators chosen give none")
+    # the unmutated model must pass every check the mutants are judged by
+    failing = [c for c in play_library(model, scenarios) if not c.ok]
+    if failing:
+        click.echo(cases_text(failing, _library(model)), err=True)
+        click.echo("the model itself fails these scenarios: mend it (or them) before measuring mutants", err=True)
+        return EXIT_FAIL
+    base = baseline(model, config or None)
+    workers = jobs or os.cpu_count() or 1
+    if not as_json:
+        click.echo(f"{len(ms)} mutants of {len({m.rule for m in ms})} rules; checks: "
+                   f"{len(scenarios)} scenarios, then {len(model.properties)} properties on "
+                   f"{len(base.configs)} configurations (explicit exploration), {workers} at a time")
+
+    def tick(o: Outcome) -> None:
+        if not as_json:
+            click.echo({"killed": ".", "survived": "S", "error": "E"}[o.status], nl=False)
+    outcomes = run_mutants(model, ms, base, scenarios, workers, tick)
+    report = MutationReport(tuple(outcomes), explained)
+    if not no_reports:
+        out = Path(reports)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "mutants.md").write_text(mutation_markdown(report, _command()), encoding="utf-8")
+        (out / "mutants.json").write_text(json.dumps(mutation_json(report, _command()), indent=2) + "\n",
+                                          encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(mutation_json(report, _command()), indent=2))
+    else:
+        click.echo("\n\n" + mutation_text(report))
+        if not no_reports:
+            click.echo(f"reports: {Path(reports) / 'mutants.md'}, {Path(reports) / 'mutants.json'}")
+    return EXIT_OK if report.ok else EXIT_FAIL
 
 
 if __name__ == "__main__":  # pragma: no cover

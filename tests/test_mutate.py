@@ -1,0 +1,133 @@
+"""`verify mutate`: mutants of the rules, which checks catch them, and the model's account of the rest."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT
+
+from verify.cli import main
+from verify.language.expr import Binary, Unary
+from verify.model.loader import load_model
+from verify.model.types import Model
+from verify.mutation.operators import OPERATORS, apply, mutants
+from verify.mutation.run import baseline, judge
+from verify.scenarios.library import library_files, load_library
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Model:
+    return load_model(ROOT / "model")
+
+
+def test_every_operator_makes_mutants_of_the_bundled_rules(bundled: Model) -> None:
+    ms = mutants(bundled)
+    assert {m.operator for m in ms} == set(OPERATORS)
+    assert len({m.key for m in ms}) == len(ms), "two mutants share a key"
+    assert [m.number for m in ms] == list(range(1, len(ms) + 1))
+    # each mutant changes exactly one rule, and only the clauses and exceptions are deleted
+    for m in ms:
+        assert (m.new_rule is None) == (m.operator == "drop-rule")
+        assert m.new_rule is None or m.new_rule != bundled.rule(m.rule)
+    assert {bundled.rule(m.rule).kind for m in ms if m.operator == "drop-rule"} == {"clause", "exception"}
+
+
+def test_the_mutants_of_one_rule(bundled: Model) -> None:
+    """104.4a: any(q in players: status[q] == playing) and all(q in players: status[q] == playing implies loses(q))."""
+    original = bundled.rule("104.4a").when
+    assert isinstance(original, Binary) and original.op == "and"
+    ms = {m.key: m for m in mutants(bundled, frozenset({"104.4a"}))}
+    assert set(ms) == {"104.4a rule drop-rule #1", "104.4a when negate-guard #1", "104.4a when drop-conjunct #1",
+                       "104.4a when drop-conjunct #2", "104.4a when and-or #1", "104.4a when relational #1",
+                       "104.4a when relational #2"}
+    assert "104.4a" not in [r.id for r in apply(bundled, ms["104.4a rule drop-rule #1"]).rules]
+    negated = ms["104.4a when negate-guard #1"].new_rule
+    assert negated is not None and negated.when == Unary("not", original)
+    dropped = ms["104.4a when drop-conjunct #1"]
+    assert dropped.edit == "`all(q in players: ((status[q] == playing) implies loses(q)))` deleted"
+    assert dropped.new_rule is not None and dropped.new_rule.when == original.left
+    rel = ms["104.4a when relational #2"]
+    assert rel.edit == "`(status[q] == playing)` -> `(status[q] != playing)`"
+    assert (rel.loc.line, rel.loc.col) > (ms["104.4a when relational #1"].loc.line, ms["104.4a when relational #1"].loc.col)
+    mutated = apply(bundled, rel)
+    assert [r for r in mutated.rules if r.id != "104.4a"] == [r for r in bundled.rules if r.id != "104.4a"]
+    assert mutated.rule("104.4a").when != original
+
+
+def test_constants_move_by_one_both_ways_and_assignments_go(bundled: Model) -> None:
+    edits = {m.key: m.edit for m in mutants(bundled, frozenset({"117.4"}))}
+    assert edits["117.4 when constant #1"] == "`0` -> `1`" and edits["117.4 when constant #2"] == "`0` -> `(-1)`"
+    assert edits["117.4 then constant #1"] == "`1` -> `2`" and edits["117.4 then constant #2"] == "`1` -> `0`"
+    assert edits["117.4 then drop-assignment #4"] == "`phase := turn` deleted"
+    assert sum(1 for k in edits if "drop-assignment" in k) == 4
+
+
+def test_a_deleted_clause_is_caught_by_the_library_and_by_a_property(bundled: Model) -> None:
+    scenarios = load_library(bundled, library_files(bundled))
+    base = baseline(bundled, ["effects"])
+    [drop] = [m for m in mutants(bundled, frozenset({"104.4a"})) if m.operator == "drop-rule"]
+    caught = judge(bundled, drop, base, scenarios)
+    assert caught.status == "killed" and caught.by.startswith("scenario "), caught
+    assert "expected draw" in caught.detail
+    # without the scenarios, a property catches the deleted 104.3f (a player who would win and lose)
+    [win] = [m for m in mutants(bundled, frozenset({"104.3f"})) if m.operator == "drop-rule"]
+    by_property = judge(bundled, win, base, [])
+    assert by_property.status == "killed", by_property
+    assert by_property.by.startswith("property ") and by_property.by.endswith(" on effects")
+    assert by_property.detail.startswith("violated: explicit: counterexample")
+    # a guard that only excludes states no game reaches changes nothing: it survives
+    [dead] = [m for m in mutants(bundled, frozenset({"104.4a"})) if m.key == "104.4a when drop-conjunct #2"]
+    survivor = judge(bundled, dead, base, scenarios)
+    assert survivor.status == "survived" and "scenarios as expected" in survivor.detail
+
+
+def _mutate(rules: Path, *extra: str) -> tuple[int, str]:
+    run = CliRunner().invoke(main, ["mutate", "--rules", str(rules), "--rule", "104.4a", "--config", "effects",
+                                    "--jobs", "1", *extra])
+    return run.exit_code, run.output
+
+
+def test_verify_mutate_reports_the_score_and_needs_every_survivor_explained(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "model", rules)
+    (rules / "mutants.toml").unlink(missing_ok=True)
+    code, out = _mutate(rules, "--reports", str(tmp_path / "r"))
+    assert code == 1, out
+    assert "mutation score: 6/7 mutants caught (85.7%); 1 survived (0 explained in mutants.toml, 1 not)" in out
+    assert "104.4a when drop-conjunct #2" in out and "`any(q in players: (status[q] == playing))` deleted" in out
+    report = json.loads((tmp_path / "r" / "mutants.json").read_text())
+    assert report["mutants"] == 7 and report["killed"] == 6 and not report["ok"]
+    assert "| `104.4a when drop-conjunct #2` |" in (tmp_path / "r" / "mutants.md").read_text()
+    # explained: the run passes, and says so
+    (rules / "mutants.toml").write_text('[[equivalent]]\nmutant = "104.4a when drop-conjunct #2"\n'
+                                        'edit = "`any(q in players: (status[q] == playing))` deleted"\n'
+                                        'why = "104.4a is only evaluated while a player is still in the game"\n')
+    code, out = _mutate(rules, "--no-reports")
+    assert code == 0, out
+    assert "1 survived (1 explained in mutants.toml, 0 not)" in out
+    # an explanation written for another edit (the rule changed since) no longer counts
+    text = (rules / "mutants.toml").read_text().replace("deleted\"", "removed\"")
+    (rules / "mutants.toml").write_text(text)
+    code, out = _mutate(rules, "--no-reports")
+    assert code == 1 and "written for another edit" in out, out
+
+
+def test_a_bad_mutants_file_is_bad_input(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "model", rules)
+    (rules / "mutants.toml").write_text('[[equivalent]]\nmutant = "104.4a when drop-conjunct #2"\nwhy = ""\n'
+                                        '[[equivalent]]\nmutnat = "x"\nwhy = "y"\n')
+    code, out = _mutate(rules, "--no-reports")
+    assert code == 2, out
+    assert "mutants.toml:3:" in out and "say why" in out
+    assert "mutants.toml:5:" in out and "unknown key 'mutnat'" in out
+
+
+def test_unknown_rule_or_configuration_is_a_usage_error() -> None:
+    run = CliRunner().invoke(main, ["mutate", "--rule", "104.4z"])
+    assert run.exit_code == 2 and "unknown rule '104.4z'" in run.output
+    run = CliRunner().invoke(main, ["mutate", "--config", "duell"])
+    assert run.exit_code == 2 and "did you mean 'duel'" in run.output

@@ -1,0 +1,131 @@
+"""Run the checks on every mutant: the case library first (cheap), then the properties, game
+by game, stopping at the first check that the mutant fails.
+
+A mutant is *killed* when ``verify all`` on it would not give what it gives on the model:
+a scenario ends otherwise than its ruling says (or unknown), or a property's verdict
+changes (violated, unknown, vacuous where it held). The properties are checked by explicit
+exploration within each configuration's bounds (no Z3: a mutant only Z3 would catch counts
+as a survivor, so the score errs low); the rotation proof is skipped (no symmetry reduction).
+A mutant that makes the checker itself fail is reported apart, as an error.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from verify.checking.runner import Options, check
+from verify.checking.verdict import Verdict
+from verify.model.types import Model
+from verify.mutation.operators import Mutant, apply
+from verify.mutation.report import Outcome
+from verify.scenarios.format import Scenario
+from verify.scenarios.simulate import simulate
+
+__all__ = ["Baseline", "baseline", "judge", "run_mutants"]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the unmutated model gives: each property's verdict over all games, and the games
+    in the order the mutants are checked on them (fewest states first)."""
+
+    verdicts: dict[str, Verdict]
+    configs: tuple[str, ...]
+
+
+def _options(config: str) -> Options:
+    return Options(engine="explicit", configs=(config,), symmetry=False)
+
+
+def _overall(per_config: Iterable[Verdict]) -> Verdict:
+    """A property's verdict over several configurations' explicit verdicts (as the runner combines
+    them: a counterexample or an unknown anywhere decides; vacuous only where every game is)."""
+    vs = list(per_config)
+    for v in (Verdict.VIOLATED, Verdict.UNKNOWN):
+        if v in vs:
+            return v
+    if vs and all(v is Verdict.VACUOUS for v in vs):
+        return Verdict.VACUOUS
+    return Verdict.BOUNDED if Verdict.BOUNDED in vs else Verdict.HOLDS
+
+
+def baseline(model: Model, configs: Sequence[str] | None = None) -> Baseline:
+    names = list(configs) if configs else [c.name for c in model.configs]
+    per: dict[str, list[Verdict]] = {p.id: [] for p in model.properties}
+    cost: dict[str, float] = {}
+    for name in names:
+        start = time.perf_counter()
+        for r in check(model, model.properties, _options(name)):
+            per[r.property_id].append(r.verdict)
+        cost[name] = time.perf_counter() - start
+    return Baseline({p: _overall(vs) for p, vs in per.items()}, tuple(sorted(names, key=lambda n: cost[n])))
+
+
+def judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scenario]) -> Outcome:
+    start = time.perf_counter()
+    try:
+        status, by, detail = _judge(apply(model, mutant), base, scenarios)
+    except Exception as err:  # the mutant broke the checker: reported apart, with where
+        frame = traceback.extract_tb(err.__traceback__)[-1]
+        status, by, detail = "error", type(err).__name__, f"{err} ({os.path.basename(frame.filename)}:{frame.lineno})"
+    return Outcome(mutant, status, by, detail, time.perf_counter() - start)
+
+
+def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:
+    for sc in scenarios:
+        sim = simulate(mm, sc)
+        if not sim.settled or sim.as_expected is False:
+            name = os.path.splitext(os.path.basename(sc.path))[0]
+            got = "; ".join(sim.labels)
+            return "killed", f"scenario {name}", f"expected {'; '.join(sc.expect or ())}, got {got}"
+    per: dict[str, list[Verdict]] = {p.id: [] for p in mm.properties}
+    for name in base.configs:
+        for r in check(mm, mm.properties, _options(name)):
+            per[r.property_id].append(r.verdict)
+            if r.verdict in (Verdict.VIOLATED, Verdict.UNKNOWN) and base.verdicts[r.property_id] is not r.verdict:
+                return "killed", f"property {r.property_id} on {name}", f"{r.verdict.value}: {r.method}"
+    for pid, vs in per.items():
+        v = _overall(vs)
+        if v is not base.verdicts[pid]:
+            return "killed", f"property {pid}", f"{v.value} (was {base.verdicts[pid].value})"
+    return ("survived", "", f"{len(scenarios)} scenarios as expected; {len(per)} properties as before on "
+            f"{len(base.configs)} configurations (explicit exploration)")
+
+
+# -- in parallel -------------------------------------------------------------------------
+
+_SHARED: tuple[Model, Sequence[Mutant], Baseline, Sequence[Scenario]] | None = None
+
+
+def _work(index: int) -> Outcome:
+    assert _SHARED is not None
+    model, ms, base, scenarios = _SHARED
+    return judge(model, ms[index], base, scenarios)
+
+
+def run_mutants(model: Model, ms: Sequence[Mutant], base: Baseline, scenarios: Sequence[Scenario], jobs: int = 1,
+                progress: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Judge every mutant, in *jobs* processes (forked: they share the model and the baseline)."""
+    global _SHARED
+    _SHARED = (model, ms, base, scenarios)
+    out: list[Outcome] = []
+    try:
+        if jobs <= 1 or len(ms) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            for i in range(len(ms)):
+                out.append(_work(i))
+                if progress:
+                    progress(out[-1])
+            return out
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            for o in pool.map(_work, range(len(ms)), chunksize=1):
+                out.append(o)
+                if progress:
+                    progress(o)
+        return out
+    finally:
+        _SHARED = None
