@@ -44,10 +44,11 @@ def specs() -> list[Broken]:
 
 def materialize(spec: Broken, dest: Path) -> None:
     """Write the broken copy of model/ described by *spec* into *dest* (its rules, properties and
-    configurations; not the case library, which the copies are not checked against)."""
+    configurations; not the case library or the account of mutants, which the copies are not
+    checked against)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(MODEL, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py", "scenarios"))
+    shutil.copytree(MODEL, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py", "scenarios", "mutants.toml"))
     for file, old, new in spec.edits:
         target = dest / file
         text = target.read_text(encoding="utf-8")

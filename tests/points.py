@@ -11,6 +11,8 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     """(premise, conclusion) of *prop* where *trace* ends, after replaying it from an initial state."""
     config = next(c for c in model.configs if c.name == trace.config)
     graph = explore(model, config, trace.layout.n)
+    if trace.initial not in graph.index:  # Z3 may start past an initial range (it releases the upper end)
+        graph = explore(model, config, trace.layout.n, initial=[trace.initial])
     replay(trace, graph.instances)
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
     terminal = graph.is_terminal()

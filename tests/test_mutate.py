@@ -131,3 +131,6 @@ def test_unknown_rule_or_configuration_is_a_usage_error() -> None:
     assert run.exit_code == 2 and "unknown rule '104.4z'" in run.output
     run = CliRunner().invoke(main, ["mutate", "--config", "duell"])
     assert run.exit_code == 2 and "did you mean 'duel'" in run.output
+    run = CliRunner().invoke(main, ["mutate", "--rule", "104.4a", "--mutant", "104.4a when drop-conjunct #9"])
+    assert run.exit_code == 2 and "no mutant '104.4a when drop-conjunct #9'" in run.output
+    assert "did you mean '104.4a when drop-conjunct #" in run.output

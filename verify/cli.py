@@ -377,6 +377,8 @@ Exit status:
 @click.option("--rule", "rule_ids", multiple=True, help="Only mutants of this rule (repeatable).")
 @click.option("--operator", "ops", multiple=True, type=click.Choice(OPERATORS),
               help="Only mutants made by this operator (repeatable).")
+@click.option("--mutant", "keys", multiple=True, metavar="KEY",
+              help="Only this mutant, by the key the report shows, e.g. '104.4a when drop-conjunct #2' (repeatable).")
 @click.option("--config", multiple=True, help="Check the properties on this configuration only (repeatable).")
 @click.option("--no-scenarios", is_flag=True, help="Leave the case library out of the checks.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
@@ -385,8 +387,9 @@ Exit status:
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @_guard
-def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], config: tuple[str, ...],
-            no_scenarios: bool, jobs: int | None, reports: str, no_reports: bool, as_json: bool) -> int:
+def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], keys: tuple[str, ...],
+            config: tuple[str, ...], no_scenarios: bool, jobs: int | None, reports: str, no_reports: bool,
+            as_json: bool) -> int:
     """Make small wrong edits of the rules (mutants) and check each one with the properties and the
     case library: the score is the share of mutants some check catches; every survivor is shown
     with its edit, and must be explained in the model's mutants.toml."""
@@ -402,6 +405,12 @@ def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], 
     explained = load_explanations(model)
     scenarios = [] if no_scenarios else load_library(model, library_files(model))
     ms = mutants(model, frozenset(rule_ids) or None, frozenset(ops) or None)
+    if keys:
+        made = {m.key for m in ms}
+        for key in keys:
+            if key not in made:
+                raise UsageError(f"no mutant '{key}' among those chosen{suggest(key, sorted(made))}")
+        ms = [m for m in ms if m.key in keys]
     if not ms:
         raise UsageError("no mutant: the rules and operators chosen give none")
     # the unmutated model must pass every check the mutants are judged by

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -122,10 +122,10 @@ def run_mutants(model: Model, ms: Sequence[Mutant], base: Baseline, scenarios: S
                     progress(out[-1])
             return out
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            for o in pool.map(_work, range(len(ms)), chunksize=1):
-                out.append(o)
+            for done in as_completed([pool.submit(_work, i) for i in range(len(ms))]):
+                out.append(done.result())
                 if progress:
-                    progress(o)
-        return out
+                    progress(out[-1])  # as each finishes: a slow mutant holds nothing up
+        return sorted(out, key=lambda o: o.mutant.number)
     finally:
         _SHARED = None

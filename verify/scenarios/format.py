@@ -75,6 +75,8 @@ EVENT_KINDS: Mapping[str, EventKind] = {
     "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
     "commander_damage": EventKind("903.10a/damage", None, "commander_step", "count",
                                   "a commander deals {n} combat damage to {who}"),
+    "draw_offer": EventKind("121.3", None, None, "player",
+                            "an effect offers {who} the choice to draw a card, and {who} choose{s} to draw"),
     "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
     "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
     "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
