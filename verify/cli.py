@@ -137,6 +137,13 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     return out
 
 
+def _n(count: int, noun: str) -> str:
+    """'1 rule', '2 rules', '3 properties'."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1] + 'ies' if noun.endswith('y') else noun + 's'}"
+
+
 def _library(model: Model) -> str:
     return str(Path(model.root) / LIBRARY)
 
@@ -422,9 +429,9 @@ def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], 
     base = baseline(model, config or None)
     workers = jobs or os.cpu_count() or 1
     if not as_json:
-        click.echo(f"{len(ms)} mutants of {len({m.rule for m in ms})} rules; checks: "
-                   f"{len(scenarios)} scenarios, then {len(model.properties)} properties on "
-                   f"{len(base.configs)} configurations (explicit exploration), {workers} at a time")
+        click.echo(f"{_n(len(ms), 'mutant')} of {_n(len({m.rule for m in ms}), 'rule')}; checks: "
+                   f"{_n(len(scenarios), 'scenario')}, then {_n(len(model.properties), 'property')} on "
+                   f"{_n(len(base.configs), 'configuration')} (explicit exploration), {workers} at a time")
 
     def tick(o: Outcome) -> None:
         if not as_json:

@@ -24,6 +24,7 @@ from verify.model.types import Model
 from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
 from verify.scenarios.format import Scenario
+from verify.scenarios.library import CaseResult
 from verify.scenarios.simulate import simulate
 
 __all__ = ["Baseline", "baseline", "judge", "run_mutants"]
@@ -78,11 +79,10 @@ def judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scen
 
 def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:
     for sc in scenarios:
-        sim = simulate(mm, sc)
-        if not sim.settled or sim.as_expected is False:
-            name = os.path.splitext(os.path.basename(sc.path))[0]
-            got = "; ".join(sim.labels)
-            return "killed", f"scenario {name}", f"expected {'; '.join(sc.expect or ())}, got {got}"
+        case = CaseResult(simulate(mm, sc))  # judged as verify all judges it
+        if not case.ok:
+            got = "; ".join(case.sim.labels)
+            return "killed", f"scenario {case.name}", f"expected {'; '.join(sc.expect or ())}, got {got} ({case.status})"
     per: dict[str, list[Verdict]] = {p.id: [] for p in mm.properties}
     for name in base.configs:
         for r in check(mm, mm.properties, _options(name)):
