@@ -19,23 +19,34 @@ from typing import Any, Callable
 import click
 
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
-from verify.checking.symbolic import DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS
+from verify.checking.symbolic import (
+    DEFAULT_DEPTH,
+    DEFAULT_RLIMIT,
+    DEFAULT_SEARCH_RLIMIT,
+    DEFAULT_TIMEOUT_MS,
+)
 from verify.checking.verdict import CheckResult
 from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError, suggest
 from verify.explicit.explore import cyclic_components
 from verify.model.loader import MAX_PLAYERS, load_model
 from verify.model.types import Model
-from verify.output.dot import graph_dot, scenario_dot, trace_dot
-from verify.output.itf import results_json, scenario_json, trace_itf
-from verify.output.markdown import cases_markdown, results_markdown
-from verify.output.text import cases_text, results_text, scenario_text, trace_text
 from verify.mutation.equivalent import load_explanations
 from verify.mutation.operators import OPERATORS, mutants
 from verify.mutation.report import MutationReport, Outcome
 from verify.mutation.run import baseline, run_mutants
+from verify.output.dot import graph_dot, scenario_dot, trace_dot
+from verify.output.itf import results_json, scenario_json, trace_itf
+from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
+from verify.output.text import cases_text, results_text, scenario_text, trace_text
 from verify.scenarios.format import load_scenario
-from verify.scenarios.library import LIBRARY, CaseResult, library_files, load_library, play_library
+from verify.scenarios.library import (
+    LIBRARY,
+    CaseResult,
+    library_files,
+    load_library,
+    play_library,
+)
 from verify.scenarios.simulate import simulate
 
 MAX_RLIMIT = 10**12  # Z3 resource units: far beyond any budget a run could spend
