@@ -27,18 +27,14 @@ from verify.model.types import Config, Model, mandatoriness, property_graph_name
 __all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
 
 
-CUT_FIRM = 0b011  # a cut step of play (or the state limit): no property may call the node terminal
-CUT_BITS = {"concession": 0b101, "optional": 0b1001}  # cut steps some properties leave out
+CUT_FIRM = 1  # a cut step that every property counts (or the state limit)
+CUT_BITS = {"concession": 2, "optional": 4}  # a cut step of a kind some properties leave out
 
 
 def cut_mask(ignore: frozenset[str] = frozenset()) -> int:
-    """The bits of a node's cut flags that keep it from being terminal when steps of the kinds in
-    *ignore* do not count."""
-    mask = CUT_FIRM & ~1  # bit 1 only says "something was cut"
-    for kind, bits in CUT_BITS.items():
-        if kind not in ignore:
-            mask |= bits & ~1
-    return mask
+    """The cut flags that keep a node from being terminal when steps of the kinds in *ignore*
+    do not count."""
+    return CUT_FIRM | sum(bit for kind, bit in CUT_BITS.items() if kind not in ignore)
 
 
 @dataclass
@@ -56,9 +52,9 @@ class StateGraph:
     src: array[int]
     dst: array[int]
     lab: array[int]
-    # Nonzero where a successor fell outside the bounds (or past the state limit): bit 1 always,
-    # and a bit for the kind of step cut (CUT_BITS), so that a property leaving some kinds of
-    # step out knows whether the cut matters to it.
+    # Nonzero where a successor fell outside the bounds (or past the state limit): a bit for the
+    # kind of step cut (CUT_FIRM, CUT_BITS), so that a property leaving some kinds of step out
+    # knows whether the cut matters to it.
     cut: bytearray
     n_initial: int
     complete: bool  # False when the state limit stopped the search

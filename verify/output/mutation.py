@@ -35,12 +35,13 @@ def _survivor(o: Outcome, r: MutationReport) -> list[str]:
 
 def mutation_text(r: MutationReport) -> str:
     lines: list[str] = []
-    if r.unexplained or r.mismatched:
+    unaccounted = {o.mutant.key for o in r.unexplained} | {o.mutant.key for o, _ in r.mismatched}
+    if unaccounted:
         lines.append("survivors without a valid explanation:")
         for o in r.of("survived"):
-            if o in r.unexplained or any(o is x for x, _ in r.mismatched):
+            if o.mutant.key in unaccounted:
                 lines += _survivor(o, r)
-    explained = [o for o in r.of("survived") if o.mutant.key in r.explained and o not in [x for x, _ in r.mismatched]]
+    explained = [o for o in r.of("survived") if o.mutant.key not in unaccounted]
     if explained:
         lines.append(f"survivors explained in mutants.toml: {len(explained)}"
                      + "".join(f"\n  {o.mutant.key}: {o.mutant.edit}" for o in explained))

@@ -111,11 +111,11 @@ def cases_text(cases: Iterable[CaseResult], folder: str, *, traces: bool = True)
     """Every scenario that did not end as its ruling says, with all its outcomes and their
     traces; then the case library's summary line and the list of those scenarios."""
     cases = list(cases)
+    if not cases:
+        return f"case library: none (no scenario files in {folder})"
     failed = [c for c in cases if not c.ok]
     lines = [line for c in failed for line in (scenario_text(c.sim), "")] if traces else []
     counts = Counter(c.status for c in cases)
-    if not cases:
-        return f"case library: none (no scenario files in {folder})"
     lines.append(f"case library: {len(cases)} scenario{'s' if len(cases) != 1 else ''} in {folder}: "
                  + ", ".join(f"{counts[s]} {s}" for s in CASE_STATUSES if counts[s]))
     lines += [f"  {c.status}: {c.name}: {expect_text(c.sim)}" for c in failed]
