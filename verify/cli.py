@@ -38,7 +38,7 @@ from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
-from verify.output.text import cases_text, results_text, scenario_text, trace_text
+from verify.output.text import SHOWN_STEPS, cases_text, results_text, scenario_text, too_long, trace_text
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
     LIBRARY,
@@ -162,15 +162,15 @@ def _library(model: Model) -> str:
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
-         scenarios: bool = False) -> int:
+         max_memory: int | None, scenarios: bool = False) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
-                      symmetry=symmetry, players=players)
+                      symmetry=symmetry, players=players, max_memory_mb=max_memory)
     results = check(model, props, options)
-    cases = play_library(model, library) if library is not None else None
+    cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
     if as_json:
         click.echo(json.dumps(results_json(results, _command(), str(model.root), cases), indent=2))
@@ -186,9 +186,10 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                         f" (explored: {'/'.join(map(str, explored)) or 'none'}; {rest})")
                 click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
         click.echo("")
-        click.echo(results_text(results, witnesses=witness))
+        traces = f"{where / 'traces'}" if where is not None else ""
+        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces))
         if cases is not None:
-            click.echo("\n" + cases_text(cases, _library(model)))
+            click.echo("\n" + cases_text(cases, _library(model), max_steps=SHOWN_STEPS, traces_dir=traces))
         if where is not None:
             click.echo(f"reports: {where / 'latest.md'}, {where / 'latest.json'}")
     return EXIT_OK if all(r.ok for r in results) and all(c.ok for c in cases or ()) else EXIT_FAIL
@@ -207,6 +208,12 @@ def _player_counts(ctx: click.Context, param: click.Parameter, value: str | None
     if not counts or not all(2 <= n <= MAX_PLAYERS for n in counts):
         raise click.BadParameter(f"'{value}': player counts go from 2 to {MAX_PLAYERS}")
     return counts
+
+
+MAX_MEMORY_OPTION = click.option(
+    "--max-memory", type=click.IntRange(64, 1 << 22), default=None, metavar="MIB",
+    help="Memory one exploration (a game, or a scenario) may add, in MiB; reaching it gives unknown "
+         "and says so.  [default: half the memory available when it starts]")
 
 
 def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -235,8 +242,9 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Z3 budget for the whole run, in resource units (unknown when spent)."),
         click.option("--timeout", type=click.FloatRange(0.001, 86400), default=DEFAULT_TIMEOUT_MS / 1000,
                      show_default=True,
-                     help="Wall-clock safety net per property and game, in seconds: reaching it gives "
-                          "unknown, and says the verdict depends on the machine's speed."),
+                     help="Wall-clock safety net per property and game (and per scenario), in seconds: "
+                          "reaching it gives unknown, and says the verdict depends on the machine's speed."),
+        MAX_MEMORY_OPTION,
         click.option("--players", "players", default=None, metavar="COUNTS", callback=_player_counts,
                      help="Player counts to check in every configuration instead of its own: '2..8', "
                           f"'3,4' or '5' (within 2..{MAX_PLAYERS}). Z3 checks each; explicit exploration only "
@@ -355,8 +363,16 @@ Exit status:
 @click.option("--dot", type=click.Path(dir_okay=False), default=None,
               help="Write the explored situation as Graphviz DOT, outcomes marked (one scenario only).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes and their traces as JSON.")
+@click.option("--timeout", type=click.FloatRange(0.001, 86400), default=DEFAULT_TIMEOUT_MS / 1000,
+              show_default=True, help="Wall-clock limit per scenario, in seconds: reaching it gives unknown.")
+@MAX_MEMORY_OPTION
+@click.option("--reports", default="reports", show_default=True,
+              help=f"Directory whose traces/ receives every trace longer than the {SHOWN_STEPS} steps "
+                   "a terminal shows.")
+@click.option("--no-reports", is_flag=True, help="Write no report files.")
 @_guard
-def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_json: bool) -> int:
+def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_json: bool, timeout: float,
+              max_memory: int | None, reports: str, no_reports: bool) -> int:
     """Play scenario FILES (model/scenarios/*.toml) through the rules; print every outcome and its trace."""
     if dot and len(files) != 1:
         raise UsageError("--dot writes the graph of one scenario; give exactly one file")
@@ -365,11 +381,20 @@ def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_jso
     code = EXIT_OK
     out = []
     for i, scenario in enumerate(scenarios):
-        sim = simulate(model, scenario)
+        sim = simulate(model, scenario, memory_mb=max_memory, timeout=timeout)
         if as_json:
             out.append(scenario_json(sim))
         else:
-            click.echo(("\n" if i else "") + scenario_text(sim))
+            where = ""
+            if too_long(sim):  # the terminal shows the ends of the trace; the whole of it goes to a file
+                if no_reports:
+                    where = "no file (--no-reports)"
+                else:
+                    path = Path(reports) / "traces" / f"scenario.{Path(scenario.path).stem}.txt"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(scenario_text(sim) + "\n", encoding="utf-8")
+                    where = str(path)
+            click.echo(("\n" if i else "") + scenario_text(sim, SHOWN_STEPS, where))
         if dot:
             Path(dot).write_text(scenario_dot(sim), encoding="utf-8")
             if not as_json:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import replace
 from itertools import product
 from typing import Callable
@@ -56,13 +57,36 @@ def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
 
 def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
     """The clause and exception rules that held in *s* for the predicates *inst* consulted."""
+    out: list[str] = []
+    for tag, clauses, exceptions in _consulted(model, compiler, inst):
+        held = [rid for rid, f in clauses if f(s, None)]
+        if held:
+            held += [rid for rid, f in exceptions if f(s, None)]
+        for rid in held:
+            if rid + tag not in out:
+                out.append(rid + tag)
+    return tuple(out)
+
+
+_Consulted = tuple[tuple[str, tuple[tuple[str, Fn], ...], tuple[tuple[str, Fn], ...]], ...]
+_Key = tuple[int, str, tuple[tuple[str, int], ...]]
+_CONSULTED: "weakref.WeakKeyDictionary[Compiler, dict[_Key, _Consulted]]" = weakref.WeakKeyDictionary()
+
+
+def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
+    """The predicate instances *inst* consults, directly or through their clauses, in the order
+    :func:`explain` reports them: each with its tag and compiled clauses and exceptions. Which
+    these are depends on the rule and its parameters only, so it is worked out once per instance."""
+    cache = _CONSULTED.setdefault(compiler, {})
+    which = (id(model), inst.rule.id, tuple(sorted(inst.env().items())))
+    if which in cache:
+        return cache[which]
     names, n = set(model.vocab.preds), compiler.layout.n
-    env = inst.env()
     todo: set[tuple[str, tuple[int, ...]]] = set()
     for node in (inst.rule.when, *inst.rule.then):
-        _refs(node, names, env, n, todo)
+        _refs(node, names, inst.env(), n, todo)
     seen: set[tuple[str, tuple[int, ...]]] = set()
-    out: list[str] = []
+    out = []
     while todo:
         key = min(todo)
         todo.discard(key)
@@ -71,16 +95,13 @@ def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple
         seen.add(key)
         pred, args = key
         penv = dict(zip(model.vocab.preds[pred].params, args))
-        held = [r for r in model.clauses(pred) if compiler.expr(r.when, penv)(s, None)]
         for r in model.clauses(pred) + model.exceptions(pred):
             _refs(r.when, names, penv, n, todo)
-        if held:
-            held += [r for r in model.exceptions(pred) if compiler.expr(r.when, penv)(s, None)]
-        for r in held:
-            tag = r.id + (f"(P{args[0]})" if args else "")
-            if tag not in out:
-                out.append(tag)
-    return tuple(out)
+        out.append((f"(P{args[0]})" if args else "",
+                    tuple((r.id, compiler.expr(r.when, penv)) for r in model.clauses(pred)),
+                    tuple((r.id, compiler.expr(r.when, penv)) for r in model.exceptions(pred))))
+    cache[which] = tuple(out)
+    return cache[which]
 
 
 def _because(ctx: GraphContext, path: list[tuple[int, int]], states: list[State]) -> dict[int, tuple[str, ...]]:
@@ -200,7 +221,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         return result(Verdict.UNKNOWN, f"bound reached: {bounds} ({sum(graph.cut_vars[v] for v in strict):,} "
                       f"successors cut; {scope}); no counterexample among {len(states):,} states")
     if not graph.complete:
-        return result(Verdict.UNKNOWN, f"state limit of {graph.config.max_states:,} reached ({scope}); "
+        return result(Verdict.UNKNOWN, f"{graph.stopped or 'a limit'} reached ({scope}); "
                       f"no counterexample among {len(states):,} states")
     released = graph.released
     if cut or released:  # what lies past the bounds is unexplored: nothing is settled there

@@ -9,6 +9,7 @@ from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEA
                                      RunBudget, SymbolicChecker)
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
 from verify.errors import UsageError, suggest
+from verify.explicit.budget import Budget, Limits
 from verify.explicit.explore import StateGraph, explore
 from verify.model.types import Config, Model, Property
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
@@ -42,6 +43,8 @@ class Options:
     # explicit exploration only the counts the configuration explores); counts below a
     # configuration's fewest players are left out for it.
     players: tuple[int, ...] | None = None
+    # Resident memory one game's exploration may add, in MiB (None: half of what is available).
+    max_memory_mb: int | None = None
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -69,12 +72,15 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
 
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> StateGraph:
-    """:func:`~verify.explicit.explore.explore`, and with *symmetry* first ask Z3 whether the rules
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None) -> StateGraph:
+    """:func:`~verify.explicit.explore.explore` within the configuration's state limit, the
+    memory limit and the wall-clock safety net; with *symmetry* first ask Z3 whether the rules
     are symmetric in the seats: one state per rotation class if so. The proof (or why it failed)
     goes with the graph."""
     proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
-    graph = explore(model, config, n, symmetric=proof is not None and proof.proved)
+    budget = Budget(Limits(config.max_states, f"max_states of configuration '{config.name}' in configs.toml",
+                           max_memory_mb, timeout_ms / 1000))
+    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget)
     graph.symmetry = proof
     return graph
 
@@ -107,7 +113,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         if options.engine in ("both", "explicit") and config.explores(n):
             wanted = config.symmetry if options.symmetry is None else options.symmetry
             graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
-                                 timeout_ms=options.timeout_ms)
+                                 timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb)
             ctx = GraphContext(graph)
             for p in props:
                 if p.id in refuted:

@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Iterator
 import networkx as nx
 
 from verify.errors import ReplayMismatch
+from verify.explicit.budget import Budget
 from verify.explicit.evaluate import Compiler, Instance, instances
 from verify.explicit.loops import PlayGraph
 from verify.explicit.rotation import Rotation, SymmetryProof
@@ -57,7 +58,7 @@ class StateGraph:
     # knows whether the cut matters to it.
     cut: bytearray
     n_initial: int
-    complete: bool  # False when the state limit stopped the search
+    complete: bool  # False when a limit stopped the search
     cut_by: Counter[str] = field(default_factory=Counter)
     cut_vars: Counter[str] = field(default_factory=Counter)  # variables whose bound cut a successor
     oracle: "PlayGraph | None" = None  # the graph names, once the play graph is known
@@ -70,6 +71,13 @@ class StateGraph:
     # Nodes a step reached with a counter below its declared minimum: kept (the domain property
     # reports the step) but not explored further, and counted as cut.
     escaped: set[int] = field(default_factory=set)
+    # Which limit stopped the search ('' while none did): the state limit, or the budget's
+    # memory or time limit, with the option or key that raises it.
+    stopped: str = ""
+    budget: Budget | None = field(default=None, repr=False, compare=False)
+    limit_knob: str = ""
+    halted: bool = False  # the budget's memory or time limit stopped the search
+    limit_cut: set[int] = field(default_factory=set)  # nodes a limit (not a bound) left unexpanded
     _of_kinds: dict[frozenset[str], frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
 
     def target(self, e: int) -> State:
@@ -244,7 +252,7 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
 
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
-            symmetric: bool = False) -> StateGraph:
+            symmetric: bool = False, budget: Budget | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -252,7 +260,9 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     configuration's initial states; states where *stop* holds are kept but not
     expanded (a scenario waits there for its next event). *symmetric* keeps one
     state per rotation class of the seats; the caller vouches that the rules commute
-    with rotating the seats (:func:`verify.symbolic.symmetry.prove_rotation`).
+    with rotating the seats (:func:`verify.symbolic.symmetry.prove_rotation`). A *budget*
+    shared with other searches counts the states found and stops the search (every node
+    left unexpanded counted as cut) when its memory or time limit is reached.
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -266,10 +276,14 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     base = tuple(i for i in insts if not i.rule.graph)
     loop_rules = tuple(i for i in insts if i.rule.graph)
     limit = max_states if max_states is not None else config.max_states
+    knob = f"max_states of configuration '{config.name}'"
+    if budget is not None:
+        limit, knob = min(limit, budget.left), budget.limits.states_knob
     table = _dispatch_table(base, layout)
     g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
                    array("i"), bytearray(), 0, True)
     g.rotation = Rotation.of(layout) if symmetric else None
+    g.budget, g.limit_knob = budget, knob
     for real in (initial_states(layout, config) if initial is None else initial):
         s = real if g.rotation is None else g.rotation.canon(real)
         if s not in g.index:
@@ -281,6 +295,10 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             g.via.append(-1)
             g.cut.append(0)
     g.n_initial = len(g.states)
+    if budget is not None and not budget.check():  # spent by an earlier search of the same run
+        g.halted, g.stopped = True, budget.spent
+        _halt(g, 0)
+        return g
     i = 0
     while True:
         while i < len(g.states):
@@ -293,6 +311,11 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                 if inst.guard(s, None):
                     _add(g, i, inst, limit)
             i += 1
+            if g.halted:
+                break
+        if g.halted:
+            _halt(g, i)
+            break
         if not loop_rules:
             break
         # Rules that ask about loops see the play graph without their own steps (DESIGN §3);
@@ -308,12 +331,27 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             for inst in loop_rules:
                 if (node, inst.index) not in have and inst.guard(s, None):
                     _add(g, node, inst, limit)
+            if g.halted:
+                break
+        if g.halted:
+            _halt(g, 0)
+            break
         if len(g.states) == before:
             break
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)
         comp.oracle = g.oracle
     return g
+
+
+def _halt(g: StateGraph, first: int) -> None:
+    """The budget ran out: nodes from *first* on were not (or not fully) expanded, so none of
+    them may be taken for a terminal state."""
+    g.complete = False
+    for node in range(first, len(g.states)):
+        g.cut[node] |= CUT_FIRM
+        g.limit_cut.add(node)
+    g.cut_by[f"({g.stopped})"] += 1
 
 
 def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
@@ -336,6 +374,16 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
             g.complete = False
             g.cut[i] |= CUT_FIRM
             g.cut_by["(state limit)"] += 1
+            g.limit_cut.add(i)
+            g.stopped = g.stopped or (g.budget.states_text if g.budget is not None
+                                      else f"the state limit ({limit:,} states; raise {g.limit_knob})")
+            return
+        if g.budget is not None and not g.budget.add():
+            g.halted = True
+            g.complete = False
+            g.cut[i] |= CUT_FIRM
+            g.limit_cut.add(i)
+            g.stopped = g.budget.spent
             return
         j = len(g.states)
         g.index[t] = j

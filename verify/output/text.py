@@ -10,20 +10,48 @@ from verify.output.steps import actor_name, changes_text, joined, loop_note, ste
 from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text"]
+__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text", "SHOWN_STEPS", "too_long"]
+
+# The most steps of one trace printed on a terminal: the first two thirds and the last third of
+# a longer trace are shown, and the whole of it goes to the report files.
+SHOWN_STEPS = 300
 
 
-def trace_text(trace: Trace) -> str:
+def _shown(count: int, limit: int | None) -> tuple[int, int]:
+    """(head, tail): how many of *count* steps to show from the start and from the end."""
+    if limit is None or count <= limit:
+        return count, 0
+    return limit * 2 // 3, limit - limit * 2 // 3
+
+
+def _elided(count: int, limit: int | None, where: str) -> str:
+    head, tail = _shown(count, limit)
+    return (f"    ... {count - head - tail:,} steps not shown ({count:,} in all)"
+            + (f"; the whole trace is in {where}" if where else ""))
+
+
+def too_long(sim: Simulation, limit: int = SHOWN_STEPS) -> bool:
+    """Whether a trace of *sim* has more steps than a terminal shows."""
+    return any(len(o.trace.steps) > limit for o in sim.outcomes)
+
+
+def trace_text(trace: Trace, max_steps: int | None = None, where: str = "") -> str:
     """A trace as a script: the start, one line per step, then what it shows.
 
     Each step names the rule that fired, the acting player, whether the action
-    was mandatory or optional, and the variables it changed.
+    was mandatory or optional, and the variables it changed. With *max_steps*, a longer
+    trace shows its first and last steps only, and says where the whole of it is.
     """
     lay = trace.layout
     lines = [f"{trace.role} for {trace.property_id} ({trace.config}, {lay.n} players, "
              f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}):",
              f"  start: {lay.show(trace.initial)}"]
+    head, tail = _shown(len(trace.steps), max_steps)
     for i, rule, who, mand, because, changes in step_rows(trace):
+        if head < i <= len(trace.steps) - tail:
+            if i == head + 1:
+                lines.append(_elided(len(trace.steps), max_steps, where))
+            continue
         changed = joined(changes)
         marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
         by = f"  [by {because}]" if because else ""
@@ -39,35 +67,47 @@ def result_line(r: CheckResult) -> str:
             f"{r.seconds:6.2f}s  {r.method}")
 
 
-def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False) -> str:
+def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False,
+                 max_steps: int | None = None, traces_dir: str = "") -> str:
+    """The verdict table, then each violation's trace (at most *max_steps* steps of it, the
+    whole in *traces_dir*), each unknown's reason and the first counterexample to induction."""
     results = list(results)
+
+    def shown(t: Trace, stem: str) -> str:
+        return trace_text(t, max_steps, f"{traces_dir}/{stem}.txt" if traces_dir else "")
     lines = [f"{'property':<22} {'protects':<24} {'verdict':<19} {'time':>7}  how"]
     lines += [result_line(r) for r in results]
     for r in results:
         if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
-            lines += ["", trace_text(r.trace)]
+            lines += ["", shown(r.trace, f"{r.property_id}.{r.trace.role}")]
         if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS) or (r.verdict is Verdict.BOUNDED and not r.ok):
             lines += ["", f"{r.property_id}: {r.verdict.value}: {r.method}"]
         ctis = [e.cti for e in r.results if e.cti is not None]
         if traces and r.verdict is Verdict.UNKNOWN and ctis:  # why Z3's induction failed: the first game's
-            lines += ["", trace_text(ctis[0])]
+            lines += ["", shown(ctis[0], f"{r.property_id}.cti.{ctis[0].config}-{ctis[0].layout.n}p")]
             if len(ctis) > 1:
                 lines.append(f"  (and {len(ctis) - 1} more game(s): see the reports)")
         if witnesses and r.witness is not None:
-            lines += ["", trace_text(r.witness)]
+            lines += ["", shown(r.witness, f"{r.property_id}.{r.witness.role}")]
     counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
     lines += ["", "summary: " + ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])]
     return "\n".join(lines)
 
 
-def _outcome_lines(sim: Simulation, index: int) -> list[str]:
+def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: str) -> list[str]:
     o = sim.outcomes[index]
     t, lay, events = o.trace, sim.layout, sim.scenario.events
     lines = [f"outcome {index + 1} of {len(sim.outcomes)}: {o.label}"
              + (f"  (decided by {o.decided_by[0]}" + (f"; {', '.join(o.decided_by[1:])}" if o.decided_by[1:] else "")
                 + ")" if o.decided_by else "")]
     prev = t.initial
+    head, tail = _shown(len(t.steps), max_steps)
     for i, step in enumerate(t.steps, 1):
+        if head < i <= len(t.steps) - tail:
+            if i == head + 1:
+                lines.append(_elided(len(t.steps), max_steps, where))
+            prev = step.state
+            continue
         if step.event is not None and step.part <= 0:
             e = events[step.event]
             lines.append(f"  event {e.number} (line {e.loc.line}): {e.text}" + (f"  -- {e.note}" if e.note else ""))
@@ -87,19 +127,21 @@ def _outcome_lines(sim: Simulation, index: int) -> list[str]:
             prev = step.state
     lines.append(f"  end: {lay.show(t.final)}")
     if o.why:
-        lines.append(f"  the search between events stopped at the bound of {o.why}; raise it in [scenario.bounds]")
+        lines.append(f"  the search between events stopped at {o.why}")
     return lines
 
 
-def scenario_text(sim: Simulation) -> str:
-    """Every outcome with its trace: events as headings, each step with its CR number."""
+def scenario_text(sim: Simulation, max_steps: int | None = None, where: str = "") -> str:
+    """Every outcome with its trace: events as headings, each step with its CR number. With
+    *max_steps*, a longer trace shows its first and last steps only, and says *where* the
+    whole of it is."""
     sc, lay = sim.scenario, sim.layout
     lines = [f"scenario {sc.path}: {sc.title}", f"source: {sc.source}",
              "players: " + ", ".join(f"P{p} = {name}" for p, name in enumerate(sc.players))
              + (f"; cards: {', '.join(lay.cards)}" if lay.cards else ""),
              f"start: {lay.show(sim.initial)}", ""]
     for i in range(len(sim.outcomes)):
-        lines += _outcome_lines(sim, i) + [""]
+        lines += _outcome_lines(sim, i, max_steps, where) + [""]
     lines += [f"note: {n}" for n in sim.notes]
     lines.append(f"{len(sim.outcomes)} outcome{'s' if len(sim.outcomes) != 1 else ''}: "
                  + "; ".join(sim.labels) + f"  ({sim.states:,} states explored)")
@@ -107,14 +149,18 @@ def scenario_text(sim: Simulation) -> str:
     return "\n".join(lines)
 
 
-def cases_text(cases: Iterable[CaseResult], folder: str, *, traces: bool = True) -> str:
+def cases_text(cases: Iterable[CaseResult], folder: str, *, traces: bool = True, max_steps: int | None = None,
+               traces_dir: str = "") -> str:
     """Every scenario that did not end as its ruling says, with all its outcomes and their
-    traces; then the case library's summary line and the list of those scenarios."""
+    traces (at most *max_steps* steps each, the whole in *traces_dir*); then the case
+    library's summary line and the list of those scenarios."""
     cases = list(cases)
     if not cases:
         return f"case library: none (no scenario files in {folder})"
     failed = [c for c in cases if not c.ok]
-    lines = [line for c in failed for line in (scenario_text(c.sim), "")] if traces else []
+    lines = [line for c in failed for line in (
+        scenario_text(c.sim, max_steps, f"{traces_dir}/scenario.{c.name}.txt" if traces_dir else ""), "")
+    ] if traces else []
     counts = Counter(c.status for c in cases)
     lines.append(f"case library: {len(cases)} scenario{'s' if len(cases) != 1 else ''} in {folder}: "
                  + ", ".join(f"{counts[s]} {s}" for s in CASE_STATUSES if counts[s]))

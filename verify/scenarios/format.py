@@ -46,7 +46,10 @@ BETWEEN_PARTS = "phase == check or phase == over"
 AT_ONCE_URGENCY = ("settle", "draw", "check")
 CHOICES = ("603.5",)  # optional rules explored between events: taking a "may" (603.5)
 MARGIN = 40  # how far a counter may move from its starting values before the search gives up
-MAX_STATES = 200_000
+MAX_STATES = 200_000  # states all the searches of one scenario may find, unless it says otherwise
+MAX_SCENARIO_STATES = 1_000_000  # the most a scenario may ask for (memory and time have their own limits)
+MAX_SPAN = 4096  # values one counter may take between events (a bound [low, high] of a scenario)
+MAX_COUNTER = 100_000  # the largest magnitude a bound may name
 MAX_EVENTS = 200
 MAX_AMOUNT = 1000
 MAX_ROUNDS = 8  # passes one event may take: the steps of a turn, and the turns of departed players
@@ -63,7 +66,8 @@ class EventKind:
     value: str  # 'count' (a number), 'player', 'card' or 'flag' (true)
     text: str
     by_controller: bool = True  # a card event is the card's controller's (else the active player's)
-    until: str = ""  # a 'flag' event repeats (up to MAX_ROUNDS) until this holds where play rests
+    # A 'flag' event repeats (up to MAX_ROUNDS) until each of these has held in turn where play rests.
+    until: tuple[str, ...] = ()
 
 
 EVENT_KINDS: Mapping[str, EventKind] = {
@@ -87,7 +91,7 @@ EVENT_KINDS: Mapping[str, EventKind] = {
                       "all players pass with an empty stack: the step ends and the next begins ({n} time{s})"),
     "next_turn": EventKind(None, "117.4", None, "flag",
                            "all players pass with an empty stack until the next player's main phase",
-                           until="step == main"),
+                           until=("step == upkeep", "step == main")),  # a new turn begins, then its main phase
 }
 ACTIVE = -1  # a part's actor: whoever is the active player when the event happens
 
@@ -112,7 +116,7 @@ class Event:
     note: str = ""
     at_once: bool = False  # all parts at the same moment, not one after another
     repeat: int = 1  # how many times the event happens, the model playing on in between
-    until: str = ""  # or: it happens again (up to *repeat* times) until this holds where play rests
+    until: tuple[str, ...] = ()  # or: it happens again (up to *repeat* times) until each of these has held in turn
 
 
 @dataclass(frozen=True)
@@ -206,8 +210,9 @@ class _ScenarioLoader(_Loader):
                 self.err(f.loc("scenario", "choices"), "rule",
                          f"'{c}' is not an optional rule or a concession of the model{suggest(str(c), optional)}")
         max_states = head.get("max_states", MAX_STATES)
-        if isinstance(max_states, int) and not 1 <= max_states <= 5_000_000:
-            self.err(f.loc("scenario", "max_states"), "bounds", "max_states must be between 1 and 5,000,000")
+        if isinstance(max_states, int) and not 1 <= max_states <= MAX_SCENARIO_STATES:
+            self.err(f.loc("scenario", "max_states"), "bounds",
+                     f"max_states must be between 1 and {MAX_SCENARIO_STATES:,} (all the searches of the scenario)")
         self.check_rest()
         if self.diags or active is None:
             return None
@@ -390,16 +395,17 @@ class _ScenarioLoader(_Loader):
             return None
         if any(p is None for p in parts):
             return None
-        repeat, until = 1, ""
+        repeat: int = 1
+        until: tuple[str, ...] = ()
         for kind in kinds:
             spec = EVENT_KINDS[kind]
             if spec.value == "times" or spec.until:
                 if len(kinds) > 1:
                     self.err(f.loc(*at, kind), "event", f"'{kind}' is an event of its own: put it in its own [[event]]")
                     return None
-                repeat, until = (table[kind], "") if spec.value == "times" else (MAX_ROUNDS, spec.until)
-                if until:
-                    self.check_expr(until)
+                repeat, until = (table[kind], ()) if spec.value == "times" else (MAX_ROUNDS, spec.until)
+                for cond in until:
+                    self.check_expr(cond)
         return Event(i + 1, "+".join(kinds), (" and at the same moment " if at_once else ", then ").join(texts),
                      tuple(parts), f.loc(*at), note if isinstance(note, str) else "", at_once, repeat, until)
 
@@ -499,6 +505,11 @@ class _ScenarioLoader(_Loader):
             elif (not isinstance(rng, list) or len(rng) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
                                                                        for x in rng) or rng[0] > rng[1]):
                 self.err(self.f.loc(*at), "type", f"the bound of '{name}' must be [low, high]")
+            elif max(abs(rng[0]), abs(rng[1])) > MAX_COUNTER:
+                self.err(self.f.loc(*at), "bounds", f"the bound of '{name}' goes past +-{MAX_COUNTER:,}")
+            elif rng[1] - rng[0] + 1 > MAX_SPAN:
+                self.err(self.f.loc(*at), "bounds", f"the bound of '{name}' spans {rng[1] - rng[0] + 1:,} values; "
+                         f"a scenario allows at most {MAX_SPAN:,} per counter")
             else:
                 out[name] = (rng[0], rng[1])
         return out

@@ -70,6 +70,8 @@ def load_library(model: Model, files: list[Path]) -> list[Scenario]:
     return out
 
 
-def play_library(model: Model, scenarios: list[Scenario]) -> list[CaseResult]:
-    """Play each scenario through the model's rules (every outcome, each with its replayed trace)."""
-    return [CaseResult(simulate(model, sc)) for sc in scenarios]
+def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | None = None,
+                 timeout: float | None = None) -> list[CaseResult]:
+    """Play each scenario through the model's rules (every outcome, each with its replayed trace),
+    each within *memory_mb* and *timeout* (see :func:`~verify.scenarios.simulate.simulate`)."""
+    return [CaseResult(simulate(model, sc, memory_mb=memory_mb, timeout=timeout)) for sc in scenarios]

@@ -18,6 +18,7 @@ import networkx as nx
 
 from verify.checking.properties import explain
 from verify.checking.trace import ReplayMismatch, Step, Trace
+from verify.explicit.budget import Budget, Limits
 from verify.explicit.evaluate import Compiler, GraphOracle, Instance, instances
 from verify.explicit.explore import StateGraph, cyclic_components, explore
 from verify.explicit.loops import PlayGraph
@@ -37,7 +38,7 @@ class Outcome:
     kind: str  # 'win', 'draw', 'goes on', 'over', 'unknown' or 'stuck'
     trace: Trace
     decided_by: tuple[str, ...]  # the rule of the last step, then the clauses that decided it
-    why: str = ""  # for unknown: the bound reached
+    why: str = ""  # for unknown: the bound or limit reached, and where to raise it
     # For a draw by the loop rule: the steps that repeat, from the state before the last step.
     loop: tuple[Step, ...] = ()
 
@@ -96,11 +97,12 @@ class _Player:
         self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
         self._until: dict[str, Any] = {}
 
-    def until(self, event: Event, s: State) -> bool:
-        """Whether a repeating event is done where play rests at *s*."""
-        if event.until not in self._until:
-            self._until[event.until] = self.compiler.expr(parse_expr(event.until))
-        return bool(self._until[event.until](s, None))
+    def until(self, event: Event, stage: int, s: State) -> bool:
+        """Whether stage *stage* of a repeating event's conditions holds where play rests at *s*."""
+        cond = event.until[stage]
+        if cond not in self._until:
+            self._until[cond] = self.compiler.expr(parse_expr(cond))
+        return bool(self._until[cond](s, None))
 
     def out_of_bounds(self, s: State) -> list[str]:
         """The counters of *s* outside the bounds of the search between events."""
@@ -147,9 +149,15 @@ class _Player:
         return t[:slot] + (urgent[0],) + t[slot + 1:] if urgent else t
 
 
-def simulate(model: Model, scenario: Scenario) -> Simulation:
-    """Play *scenario* through *model*; every outcome, one shortest replayed trace each."""
+def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
+             timeout: float | None = None) -> Simulation:
+    """Play *scenario* through *model*; every outcome, one shortest replayed trace each.
+
+    All the searches between its events share one budget: the scenario's ``max_states`` in
+    all, *memory_mb* of resident memory (by default half of what is available) and *timeout*
+    seconds. Where a limit stops the search, the outcome is unknown and names that limit."""
     run = _Player(model, scenario)
+    budget = Budget(Limits(scenario.config.max_states, "max_states in the file's [scenario]", memory_mb, timeout))
     layout, config = run.layout, scenario.config
     init = next(initial_states(layout, config))
     graph = nx.DiGraph()
@@ -166,7 +174,7 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
             if t not in origin or len(path) < len(origin[t]):
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
-                    stop=lambda s: bool(stop(s, None)))
+                    stop=lambda s: bool(stop(s, None)), budget=budget)
         explored += len(g.states)
         if g.oracle is not None:
             for st in g.states:
@@ -180,10 +188,13 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
         for node, s in enumerate(g.states):
             if stop(s, None) or run.over(s, None):
                 out[s] = _path(g, node, origin)
+            elif node in g.limit_cut:
+                _keep(ended, f"unknown ({g.stopped.split(' (')[0]} was reached)", "unknown",
+                      _path(g, node, origin), g.stopped)
             elif g.cut[node]:
-                why = ", ".join(sorted(g.cut_vars)) or "states"
-                label = f"unknown (a bound was reached: {why})" if g.cut_vars else "unknown (state limit reached)"
-                _keep(ended, label, "unknown", _path(g, node, origin), why)
+                why = ", ".join(sorted(g.cut_vars))
+                _keep(ended, f"unknown (a bound was reached: {why})", "unknown", _path(g, node, origin),
+                      f"the bound of {why}; raise it in [scenario.bounds]")
             elif deg[node] == 0:
                 _keep(ended, "stuck (no rule applies)", "stuck", _path(g, node, origin), "")
         on_loops = set(g.oracle.components(mandatory=True)) if isinstance(g.oracle, PlayGraph) else set()
@@ -205,7 +216,8 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
                        event=event.number)
         far = run.out_of_bounds(step.state)
         if far:
-            _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,), ", ".join(far))
+            _keep(ended, f"unknown (a bound was reached: {', '.join(far)})", "unknown", path + (step,),
+                  f"the bound of {', '.join(far)}; raise it in [scenario.bounds]")
             return []
         return [(step.state, path + (step,))]
 
@@ -249,20 +261,25 @@ def simulate(model: Model, scenario: Scenario) -> Simulation:
 
     frontier = settle([(init, ())])
     for event in scenario.events:
-        todo: dict[State, tuple[Step, ...]] = frontier
+        # 'pass = 3': three times; 'next_turn': until a new turn begins, then until its main
+        # phase. Paths are grouped by how many of the event's conditions they have met.
+        todo: dict[int, dict[State, tuple[Step, ...]]] = {0: frontier}
         done: dict[State, tuple[Step, ...]] = {}
         skipped = 0
-        for round_ in range(event.repeat):  # 'pass = 3': three times; 'next_turn': until the next main phase
-            kept, starts, missed = happen(event, todo)
-            skipped += missed if round_ == 0 else 0
-            for s, path in kept.items():
-                _merge(done, s, path)
-            todo = {}
-            for s, path in (settle(starts) if starts else {}).items():
-                if run.over(s, None) or round_ == event.repeat - 1 or (event.until and run.until(event, s)):
+        for round_ in range(event.repeat):
+            later: dict[int, dict[State, tuple[Step, ...]]] = {}
+            for met, states in todo.items():
+                kept, starts, missed = happen(event, states)
+                skipped += missed if round_ == 0 else 0
+                for s, path in kept.items():
                     _merge(done, s, path)
-                else:
-                    todo[s] = path
+                for s, path in (settle(starts) if starts else {}).items():
+                    now = met + 1 if event.until and run.until(event, met, s) else met
+                    if run.over(s, None) or round_ == event.repeat - 1 or (event.until and now == len(event.until)):
+                        _merge(done, s, path)
+                    else:
+                        _merge(later.setdefault(now, {}), s, path)
+            todo = later
             if not todo:
                 break
         if skipped:
