@@ -221,3 +221,21 @@ def test_a_trace_that_does_not_replay_is_an_internal_error() -> None:
     with mock.patch("verify.cli.simulate", side_effect=ReplayMismatch("s: step 3 does not replay")):
         run = CliRunner().invoke(main, ["simulate", str(ROOT / "model/scenarios/all-at-one-life.toml")])
     assert run.exit_code == 3 and "did not replay" in run.output
+
+
+def test_expect_state_checks_the_values_every_outcome_ends_with(tmp_path: Path, model) -> None:
+    """A ruling that gives a value the label cannot show (Lich's Mirror: 'your life total becomes
+    20') is checked on every outcome: a wrong value is 'NOT as expected', with the line."""
+    mirror = (ROOT / "model/scenarios/lichs-mirror-only-when-a-loss-is-replaced.toml").read_text(encoding="utf-8")
+    assert "Alice = { life = 7 }" in mirror
+    path = _write(tmp_path, mirror.replace("Alice = { life = 7 }", 'Alice = { life = 8, status = "playing" }'))
+    sim = simulate(model, load_scenario(path, model))
+    assert sim.labels == ("game goes on",) and sim.as_expected is False
+    assert sim.state_misses == ["Alice's life is 7 at the end of 'game goes on', expected 8 (line 9)"]
+    run = CliRunner().invoke(main, ["simulate", "--no-reports", str(path)])
+    assert run.exit_code == 1 and "Alice's life is 7 at the end of 'game goes on', expected 8" in run.output
+    bad = _write(tmp_path, mirror.replace("Alice = { life = 7 }", "Alise = { life = 7 }\nBob = { lief = 1 }"), "b.toml")
+    run = CliRunner().invoke(main, ["simulate", str(bad)])
+    assert run.exit_code == 2
+    assert "b.toml:9:9: error: 'Alise' is not a player or a card of this scenario (did you mean 'Alice'?)" in run.output
+    assert "b.toml:10:16: error: 'lief' is not a player variable (did you mean 'life'?)" in run.output

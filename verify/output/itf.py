@@ -72,7 +72,9 @@ def scenario_json(sim: Simulation) -> dict[str, Any]:
     sc = sim.scenario
     return {
         "scenario": sc.path, "title": sc.title, "source": sc.source, "players": list(sc.players),
-        "expect": list(sc.expect) if sc.expect is not None else None, "as_expected": sim.as_expected,
+        "expect": list(sc.expect) if sc.expect is not None else None,
+        "expect_state": [{"who": who, "variable": var, "value": value} for who, _, var, value, _ in sc.expect_state],
+        "as_expected": sim.as_expected, "state_misses": sim.state_misses,
         "settled": sim.settled, "states": sim.states, "notes": sim.notes,
         "outcomes": [{"label": o.label, "kind": o.kind, "decided_by": list(o.decided_by), "why": o.why,
                       "trace": trace_itf(o.trace)} for o in sim.outcomes],

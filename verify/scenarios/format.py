@@ -129,6 +129,9 @@ class Scenario:
     events: tuple[Event, ...]
     expect: tuple[str, ...] | None
     loc: SourceLoc
+    # What every outcome ends with, from [scenario.expect_state]: (player or card name, its
+    # seat or card index, variable, value as the layout shows it plainly, where the file says so).
+    expect_state: tuple[tuple[str, int, str, object, SourceLoc], ...] = ()
 
     @property
     def n(self) -> int:
@@ -178,7 +181,8 @@ class _ScenarioLoader(_Loader):
         if not isinstance(head, dict) or not isinstance(f.data.get("player"), list):
             return None
         self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
-                            "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool},
+                            "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool,
+                            "expect_state": dict},
                   ("title", "source"), ("scenario",), "[scenario]")
         players = self.players(f.data["player"])
         if players is None:
@@ -189,6 +193,7 @@ class _ScenarioLoader(_Loader):
         params = self.params(head.get("params", {}))
         active = self.player_ref(head.get("active", names[0]), names, ("scenario", "active"))
         events = self.events(f.data.get("event", []), names, card_names, cards)
+        expect_state = self.expect_state(head.get("expect_state", {}), names, card_names)
         expect = head.get("expect")
         if isinstance(expect, str):
             expect = [expect]
@@ -231,9 +236,35 @@ class _ScenarioLoader(_Loader):
         config = Config(f"scenario:{Path(f.display).stem}", (len(names),), params, bounds, init, seats,
                         tuple(choices), max_states, f.loc("scenario"), None, card_specs, card_names)
         return Scenario(f.display, head["title"], head["source"], names, config, tuple(events),
-                        tuple(x.strip() for x in expect) if expect is not None else None, f.loc("scenario"))
+                        tuple(x.strip() for x in expect) if expect is not None else None, f.loc("scenario"),
+                        expect_state)
 
     # -- parts of the file ----------------------------------------------------------
+
+    def expect_state(self, table: Any, players: tuple[str, ...], cards: tuple[str, ...]
+                     ) -> tuple[tuple[str, int, str, object, SourceLoc], ...]:
+        """[scenario.expect_state]: Alice = { life = 20 }, Mirror = { in_play = false }."""
+        f, out = self.f, []
+        for who, values in (table.items() if isinstance(table, dict) else ()):
+            at: tuple[object, ...] = ("scenario", "expect_state", who)
+            scope = "player" if who in players else "card" if who in cards else None
+            if scope is None:
+                self.err(f.loc(*at), "name", f"'{who}' is not a player or a card of this scenario"
+                         f"{suggest(who, players + cards)}")
+                continue
+            if not isinstance(values, dict):
+                self.err(f.loc(*at), "type", f"'{who}' takes a table of values, e.g. {{ life = 20 }}")
+                continue
+            known = [v.name for v in (self.vocab.player_vars() if scope == "player" else self.vocab.card_vars())]
+            for name, value in values.items():
+                if name not in known:
+                    self.err(f.loc(*at, name), "name", f"'{name}' is not a {scope} variable{suggest(name, known)}")
+                    continue
+                spec = self.value(at + (name,), name, value, cards)
+                if spec is not None and spec.values:
+                    index = players.index(who) if scope == "player" else cards.index(who)
+                    out.append((who, index, name, spec.values[0], f.loc(*at, name)))
+        return tuple(out)
     def players(self, tables: list[Any]) -> list[tuple[str, dict[str, InitSpec]]] | None:
         f = self.f
         if not 2 <= len(tables) <= MAX_PLAYERS:

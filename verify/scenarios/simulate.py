@@ -64,10 +64,29 @@ class Simulation:
 
     @property
     def as_expected(self) -> bool | None:
-        """None without an expectation; else whether the outcomes are exactly the expected ones."""
-        if self.scenario.expect is None:
+        """None without an expectation; else whether the outcomes are exactly the expected ones
+        and each ends with the values the scenario's expect_state gives."""
+        if self.scenario.expect is None and not self.scenario.expect_state:
             return None
-        return {norm_label(x) for x in self.scenario.expect} == {norm_label(o.label) for o in self.outcomes}
+        labels = self.scenario.expect is None or (
+            {norm_label(x) for x in self.scenario.expect} == {norm_label(o.label) for o in self.outcomes})
+        return labels and not self.state_misses
+
+    @property
+    def state_misses(self) -> list[str]:
+        """Each value of expect_state an outcome (one that play reached) ends without."""
+        out = []
+        for o in self.outcomes:
+            if o.kind in ("unknown", "stuck"):
+                continue
+            for who, index, var, want, loc in self.scenario.expect_state:
+                slot = self.layout.slot(var, index)
+                got = self.layout.plain(slot, o.trace.final[slot])
+                if got != want:
+                    shown = self.layout.show_value(slot, o.trace.final[slot])
+                    out.append(f"{who}'s {var} is {shown} at the end of '{o.label}', expected "
+                               f"{_shown(self.layout, slot, want)} (line {loc.line})")
+        return out
 
 
 # -- playing -------------------------------------------------------------------------
@@ -393,9 +412,19 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
         state = after
 
 
+def _shown(layout: Layout, slot: int, plain: object) -> str:
+    """A plain value (an enumeration by name) as the trace shows it."""
+    return str(plain) if isinstance(plain, str) else layout.show_value(slot, plain)
+
+
 def expect_text(sim: Simulation) -> str:
-    if sim.scenario.expect is None:
+    sc = sim.scenario
+    if sc.expect is None and not sc.expect_state:
         return "no expected outcome stated"
-    want = ", ".join(sim.scenario.expect)
-    return f"expected: {want} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
+    state = ", ".join(f"{who}'s {var} {_shown(sim.layout, sim.layout.slot(var, i), value)}"
+                      for who, i, var, value, _ in sc.expect_state)
+    want = "; ".join(list(sc.expect or ()) + ([f"ending with {state}"] if state else []))
+    misses = sim.state_misses
+    return (f"expected: {want} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
+            + "".join(f"\n  {m}" for m in misses))
 
