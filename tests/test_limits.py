@@ -74,7 +74,7 @@ def test_the_time_limit_stops_the_search_with_unknown(tmp_path: Path, monkeypatc
     run = CliRunner().invoke(main, ["simulate", "--no-reports", "--timeout", "0.001", str(path)])
     assert run.exit_code == 1, run.output
     assert "1 outcome: unknown (the time limit was reached)" in run.output
-    assert "the time limit (0.001 s; raise --timeout)" in run.output
+    assert "the time limit (0.001 s; raise --timeout; where it stops depends on the machine's speed)" in run.output
 
 
 def test_the_memory_limit_stops_the_search_with_unknown(tmp_path: Path, model, monkeypatch) -> None:
@@ -103,7 +103,7 @@ def test_verify_all_names_the_limit_its_exploration_reached(model) -> None:
     assert "the state limit (50 states; raise max_states of configuration 'duel' in configs.toml)" in r.method
     [r] = check(model, [model.property("all-lose-is-draw")], Options(engine="explicit", configs=("duel",),
                                                                     timeout_ms=1))
-    assert r.verdict is Verdict.UNKNOWN and "the time limit (0.001 s; raise --timeout)" in r.method
+    assert r.verdict is Verdict.UNKNOWN and "the time limit (0.001 s; raise --timeout" in r.method
 
 
 def test_a_long_trace_shows_its_ends_on_the_terminal_and_all_of_it_in_the_report(tmp_path: Path) -> None:

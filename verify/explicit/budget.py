@@ -85,7 +85,8 @@ class Budget:
             return False
         lim = self.limits
         if lim.timeout is not None and time.monotonic() - self.started > lim.timeout:
-            self.spent = f"the time limit ({lim.timeout:g} s; raise {lim.timeout_knob})"
+            self.spent = (f"the time limit ({lim.timeout:g} s; raise {lim.timeout_knob}; "
+                          "where it stops depends on the machine's speed)")
             return False
         if self.memory_mb is not None:
             now = _resident_mb()
