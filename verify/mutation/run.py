@@ -94,7 +94,7 @@ def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[st
         if v is not base.verdicts[pid]:
             return "killed", f"property {pid}", f"{v.value} (was {base.verdicts[pid].value})"
     return ("survived", "", f"{len(scenarios)} scenarios as expected; {len(per)} properties as before on "
-            f"{len(base.configs)} configurations (explicit exploration)")
+            f"{len(base.configs)} configuration{'s' if len(base.configs) != 1 else ''} (explicit exploration)")
 
 
 # -- in parallel -------------------------------------------------------------------------
