@@ -32,7 +32,7 @@ def _elided(count: int, limit: int | None, where: str) -> str:
 
 def too_long(sim: Simulation, limit: int = SHOWN_STEPS) -> bool:
     """Whether a trace of *sim* has more steps than a terminal shows."""
-    return any(len(o.trace.steps) > limit for o in sim.outcomes)
+    return any(len(o.trace.steps) > limit or len(o.loop) > limit for o in sim.outcomes)
 
 
 def trace_text(trace: Trace, max_steps: int | None = None, where: str = "") -> str:
@@ -120,7 +120,13 @@ def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: st
         lines.append(f"  the loop {o.decided_by[0]} saw: from the state before step {len(t.steps)}, "
                      "these steps repeat with nobody able to stop them:")
         prev = t.states[-2]
+        head, tail = _shown(len(o.loop), max_steps)
         for j, step in enumerate(o.loop, 1):
+            if head < j <= len(o.loop) - tail:
+                if j == head + 1:
+                    lines.append(_elided(len(o.loop), max_steps, where))
+                prev = step.state
+                continue
             changes = changes_text(lay, prev, step.state)
             lines.append(f"    loop {j:>2}  [{step.rule}] {actor_name(step.actor, step.card, lay.cards)}, "
                          f"{step.mandatoriness}: {changes}")
