@@ -25,7 +25,7 @@ from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
 from verify.scenarios.format import Scenario
 from verify.scenarios.library import CaseResult
-from verify.scenarios.simulate import expect_text, simulate
+from verify.scenarios.simulate import simulate, wanted
 
 __all__ = ["Baseline", "baseline", "judge", "run_mutants"]
 
@@ -82,7 +82,7 @@ def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[st
         case = CaseResult(simulate(mm, sc))  # judged as verify all judges it
         if not case.ok:
             got = "; ".join(case.sim.labels + tuple(case.sim.state_misses))
-            return "killed", f"scenario {case.name}", f"{expect_text(case.sim).splitlines()[0]}; got {got} ({case.status})"
+            return "killed", f"scenario {case.name}", f"expected {wanted(case.sim)}, got {got} ({case.status})"
     per: dict[str, list[Verdict]] = {p.id: [] for p in mm.properties}
     for name in base.configs:
         for r in check(mm, mm.properties, _options(name)):

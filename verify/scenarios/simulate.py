@@ -27,7 +27,7 @@ from verify.model.state import Layout, State, initial_states
 from verify.model.types import Model, mandatoriness
 from verify.scenarios.format import ACTIVE, AT_ONCE_URGENCY, BETWEEN_PARTS, OVER, REST, Event, Scenario, norm_label
 
-__all__ = ["Outcome", "Simulation", "simulate", "replay_outcome", "expect_text"]
+__all__ = ["Outcome", "Simulation", "simulate", "replay_outcome", "expect_text", "wanted"]
 
 
 @dataclass(frozen=True)
@@ -417,14 +417,17 @@ def _shown(layout: Layout, slot: int, plain: object) -> str:
     return str(plain) if isinstance(plain, str) else layout.show_value(slot, plain)
 
 
+def wanted(sim: Simulation) -> str:
+    """What the scenario expects: its outcomes, then the values they must end with."""
+    sc = sim.scenario
+    state = ", ".join(f"{who}'s {var} {_shown(sim.layout, sim.layout.slot(var, i), value)}"
+                      for who, i, var, value, _ in sc.expect_state)
+    return "; ".join(list(sc.expect or ()) + ([f"ending with {state}"] if state else []))
+
+
 def expect_text(sim: Simulation) -> str:
     sc = sim.scenario
     if sc.expect is None and not sc.expect_state:
         return "no expected outcome stated"
-    state = ", ".join(f"{who}'s {var} {_shown(sim.layout, sim.layout.slot(var, i), value)}"
-                      for who, i, var, value, _ in sc.expect_state)
-    want = "; ".join(list(sc.expect or ()) + ([f"ending with {state}"] if state else []))
-    misses = sim.state_misses
-    return (f"expected: {want} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
-            + "".join(f"\n  {m}" for m in misses))
-
+    return (f"expected: {wanted(sim)} -- {'as expected' if sim.as_expected else 'NOT as expected'}"
+            + "".join(f"\n  {m}" for m in sim.state_misses))
