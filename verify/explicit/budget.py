@@ -7,6 +7,7 @@ names the limit and how to raise it, never another one.
 
 Memory is measured, not estimated: the process's resident size is read every few thousand
 states and compared with the limit (by default half the memory available when the run began).
+Both come from /proc; where it is missing (not Linux) only the state and time limits apply.
 """
 from __future__ import annotations
 
