@@ -66,15 +66,13 @@ class Budget:
         self._since = 0
         self.spent = ""  # which limit was reached, as the message shows it
 
-    def add(self, n: int = 1) -> bool:
-        """Count *n* new states; False (and :attr:`spent` set) once a limit is reached."""
+    def add(self) -> bool:
+        """Count a new state; False (and :attr:`spent` set) once the memory or time limit is
+        reached. The state limit is the explorer's to apply, with :attr:`left`."""
         if self.spent:
             return False
-        self.states += n
-        if self.states > self.limits.max_states:
-            self.spent = self.states_text
-            return False
-        self._since += n
+        self.states += 1
+        self._since += 1
         if self._since >= CHECK_EVERY:
             self._since = 0
             return self.check()

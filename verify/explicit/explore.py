@@ -75,7 +75,7 @@ class StateGraph:
     # memory or time limit, with the option or key that raises it.
     stopped: str = ""
     budget: Budget | None = field(default=None, repr=False, compare=False)
-    limit_knob: str = ""
+    limit_text: str = ""  # how the state limit is shown when reached, with what raises it
     halted: bool = False  # the budget's memory or time limit stopped the search
     limit_cut: set[int] = field(default_factory=set)  # nodes a limit (not a bound) left unexpanded
     _of_kinds: dict[frozenset[str], frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
@@ -276,14 +276,14 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     base = tuple(i for i in insts if not i.rule.graph)
     loop_rules = tuple(i for i in insts if i.rule.graph)
     limit = max_states if max_states is not None else config.max_states
-    knob = f"max_states of configuration '{config.name}'"
+    limit_text = f"the state limit ({limit:,} states; raise max_states of configuration '{config.name}')"
     if budget is not None:
-        limit, knob = min(limit, budget.left), budget.limits.states_knob
+        limit, limit_text = min(limit, budget.left), budget.states_text
     table = _dispatch_table(base, layout)
     g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
                    array("i"), bytearray(), 0, True)
     g.rotation = Rotation.of(layout) if symmetric else None
-    g.budget, g.limit_knob = budget, knob
+    g.budget, g.limit_text = budget, limit_text
     for real in (initial_states(layout, config) if initial is None else initial):
         s = real if g.rotation is None else g.rotation.canon(real)
         if s not in g.index:
@@ -375,8 +375,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
             g.cut[i] |= CUT_FIRM
             g.cut_by["(state limit)"] += 1
             g.limit_cut.add(i)
-            g.stopped = g.stopped or (g.budget.states_text if g.budget is not None
-                                      else f"the state limit ({limit:,} states; raise {g.limit_knob})")
+            g.stopped = g.stopped or g.limit_text
             return
         if g.budget is not None and not g.budget.add():
             g.halted = True

@@ -24,10 +24,16 @@ def _shown(count: int, limit: int | None) -> tuple[int, int]:
     return limit * 2 // 3, limit - limit * 2 // 3
 
 
-def _elided(count: int, limit: int | None, where: str) -> str:
+def _hidden(i: int, count: int, limit: int | None, where: str, lines: list[str]) -> bool:
+    """Whether step *i* (1-based) of *count* is left out of a terminal's view; at the first one
+    left out, *lines* gets the line that says how many are and where the whole trace is."""
     head, tail = _shown(count, limit)
-    return (f"    ... {count - head - tail:,} steps not shown ({count:,} in all)"
-            + (f"; the whole trace is in {where}" if where else ""))
+    if not head < i <= count - tail:
+        return False
+    if i == head + 1:
+        lines.append(f"    ... {count - head - tail:,} steps not shown ({count:,} in all)"
+                     + (f"; the whole trace is in {where}" if where else ""))
+    return True
 
 
 def too_long(sim: Simulation, limit: int = SHOWN_STEPS) -> bool:
@@ -46,11 +52,8 @@ def trace_text(trace: Trace, max_steps: int | None = None, where: str = "") -> s
     lines = [f"{trace.role} for {trace.property_id} ({trace.config}, {lay.n} players, "
              f"{len(trace.steps)} step{'s' if len(trace.steps) != 1 else ''}):",
              f"  start: {lay.show(trace.initial)}"]
-    head, tail = _shown(len(trace.steps), max_steps)
     for i, rule, who, mand, because, changes in step_rows(trace):
-        if head < i <= len(trace.steps) - tail:
-            if i == head + 1:
-                lines.append(_elided(len(trace.steps), max_steps, where))
+        if _hidden(i, len(trace.steps), max_steps, where, lines):
             continue
         changed = joined(changes)
         marker = "  <- loop starts here" if trace.loop_start is not None and i - 1 == trace.loop_start else ""
@@ -101,11 +104,8 @@ def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: st
              + (f"  (decided by {o.decided_by[0]}" + (f"; {', '.join(o.decided_by[1:])}" if o.decided_by[1:] else "")
                 + ")" if o.decided_by else "")]
     prev = t.initial
-    head, tail = _shown(len(t.steps), max_steps)
     for i, step in enumerate(t.steps, 1):
-        if head < i <= len(t.steps) - tail:
-            if i == head + 1:
-                lines.append(_elided(len(t.steps), max_steps, where))
+        if _hidden(i, len(t.steps), max_steps, where, lines):
             prev = step.state
             continue
         if step.event is not None and step.part <= 0:
@@ -120,11 +120,8 @@ def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: st
         lines.append(f"  the loop {o.decided_by[0]} saw: from the state before step {len(t.steps)}, "
                      "these steps repeat with nobody able to stop them:")
         prev = t.states[-2]
-        head, tail = _shown(len(o.loop), max_steps)
         for j, step in enumerate(o.loop, 1):
-            if head < j <= len(o.loop) - tail:
-                if j == head + 1:
-                    lines.append(_elided(len(o.loop), max_steps, where))
+            if _hidden(j, len(o.loop), max_steps, where, lines):
                 prev = step.state
                 continue
             changes = changes_text(lay, prev, step.state)
