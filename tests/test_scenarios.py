@@ -239,3 +239,43 @@ def test_expect_state_checks_the_values_every_outcome_ends_with(tmp_path: Path, 
     assert run.exit_code == 2
     assert "b.toml:9:9: error: 'Alise' is not a player or a card of this scenario (did you mean 'Alice'?)" in run.output
     assert "b.toml:10:16: error: 'lief' is not a player variable (did you mean 'life'?)" in run.output
+
+
+def test_expect_state_holds_of_every_state_an_outcome_ends_in(tmp_path: Path, model) -> None:
+    """Two ends with the same label ("game goes on") differ in a value: expect_state is checked on
+    both, not only on the one whose trace is shortest, and the trace shown is the one that misses."""
+    text = """
+[scenario]
+title = "may gain life"
+source = "CR 603.5"
+expect = "game goes on"
+
+[scenario.expect_state]
+Alice = { life = 20 }
+
+[[player]]
+name = "Alice"
+
+[[player]]
+name = "Bob"
+
+[[card]]
+name = "Gift"
+controller = "Alice"
+trigger = "on_draw"
+watched = "Bob"
+effect = "gain_life"
+amount = 1
+target = "Alice"
+may = true
+
+[[event]]
+draw = 1
+player = "Bob"
+"""
+    sim = simulate(model, load_scenario(_write(tmp_path, text), model))
+    assert sim.labels == ("game goes on",) and sim.as_expected is False
+    assert sim.state_misses == ["Alice's life is 21 at the end of 'game goes on', expected 20 (line 8)"]
+    assert [s.rule for s in sim.outcomes[0].trace.steps].count("603.5") == 1  # the accepted "may" is shown
+    declined = simulate(model, load_scenario(_write(tmp_path, text.replace("life = 20", "life = 21"), "d.toml"), model))
+    assert declined.state_misses == ["Alice's life is 20 at the end of 'game goes on', expected 21 (line 8)"]

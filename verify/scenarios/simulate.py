@@ -74,7 +74,8 @@ class Simulation:
 
     @property
     def state_misses(self) -> list[str]:
-        """Each value of expect_state an outcome (one that play reached) ends without."""
+        """Each value of expect_state an outcome (one that play reached) ends without: its trace
+        ends in a state that misses one where any of its states does (see simulate)."""
         out = []
         for o in self.outcomes:
             if o.kind in ("unknown", "stuck"):
@@ -307,10 +308,15 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                          "its rule does not apply there (e.g. the player has left the game)")
         frontier = done
 
+    # One trace per outcome, the shortest; but expect_state holds of every state an outcome ends
+    # in, so where one of them misses a value, the shortest such is the one shown.
     finals: dict[str, tuple[str, tuple[Step, ...], str]] = {}
+    rank: dict[str, tuple[bool, int]] = {}
     for s, path in frontier.items():
         label, kind = _label(run, s)
-        _keep(finals, label, kind, path, "")
+        r = (not _misses(layout, scenario, s), len(path))
+        if label not in rank or r < rank[label]:
+            finals[label], rank[label] = (kind, path, ""), r
     finals.update(ended)
     outcomes = []
     for label in sorted(finals):
@@ -322,6 +328,13 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
         outcomes.append(Outcome(label, kind, trace, decided, why, _loop(run, trace)))
         graph.add_node(trace.final, outcome=label)
     return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
+
+
+def _misses(layout: Layout, scenario: Scenario, s: State) -> bool:
+    """*s* lacks one of the values the scenario's expect_state gives."""
+    return any(layout.plain(slot, s[slot]) != want
+               for slot, want in ((layout.slot(var, index), want)
+                                  for _, index, var, want, _ in scenario.expect_state))
 
 
 def _merge(table: dict[State, tuple[Step, ...]], s: State, path: tuple[Step, ...]) -> None:
