@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import networkx as nx
 
 from verify.checking.properties import explain
 from verify.checking.trace import ReplayMismatch, Step, Trace
+from verify.errors import SourceLoc
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.evaluate import Compiler, GraphOracle, Instance, instances
 from verify.explicit.explore import StateGraph, cyclic_components, explore
@@ -80,13 +81,10 @@ class Simulation:
         for o in self.outcomes:
             if o.kind in ("unknown", "stuck"):
                 continue
-            for who, index, var, want, loc in self.scenario.expect_state:
-                slot = self.layout.slot(var, index)
-                got = self.layout.plain(slot, o.trace.final[slot])
-                if got != want:
-                    shown = self.layout.show_value(slot, o.trace.final[slot])
-                    out.append(f"{who}'s {var} is {shown} at the end of '{o.label}', expected "
-                               f"{_shown(self.layout, slot, want)} (line {loc.line})")
+            for who, var, slot, want, loc in _missed(self.layout, self.scenario, o.trace.final):
+                shown = self.layout.show_value(slot, o.trace.final[slot])
+                out.append(f"{who}'s {var} is {shown} at the end of '{o.label}', expected "
+                           f"{_shown(self.layout, slot, want)} (line {loc.line})")
         return out
 
 
@@ -314,7 +312,7 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     rank: dict[str, tuple[bool, int]] = {}
     for s, path in frontier.items():
         label, kind = _label(run, s)
-        r = (not _misses(layout, scenario, s), len(path))
+        r = (not any(_missed(layout, scenario, s)), len(path))
         if label not in rank or r < rank[label]:
             finals[label], rank[label] = (kind, path, ""), r
     finals.update(ended)
@@ -330,11 +328,12 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
 
 
-def _misses(layout: Layout, scenario: Scenario, s: State) -> bool:
-    """*s* lacks one of the values the scenario's expect_state gives."""
-    return any(layout.plain(slot, s[slot]) != want
-               for slot, want in ((layout.slot(var, index), want)
-                                  for _, index, var, want, _ in scenario.expect_state))
+def _missed(layout: Layout, scenario: Scenario, s: State) -> Iterator[tuple[str, str, int, object, SourceLoc]]:
+    """Each value of the scenario's expect_state that *s* lacks: who, variable, slot, value, where."""
+    for who, index, var, want, loc in scenario.expect_state:
+        slot = layout.slot(var, index)
+        if layout.plain(slot, s[slot]) != want:
+            yield who, var, slot, want, loc
 
 
 def _merge(table: dict[State, tuple[Step, ...]], s: State, path: tuple[Step, ...]) -> None:
