@@ -105,9 +105,8 @@ class Compiler(Walker):
     # -- helpers ------------------------------------------------------------------------
     def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
         n = self.layout.n
-        if isinstance(dom, Call):  # opponents(x), x bound (checked by the type checker)
-            me = env[dom.args[0].name]  # type: ignore[union-attr]
-            return [q for q in range(n) if q != me]
+        if isinstance(dom, Call):  # opponents(x) or team(x), x bound (checked by the type checker)
+            return self.layout.seats_of(dom.func, env[dom.args[0].name])  # type: ignore[union-attr]
         if isinstance(dom, Var) and dom.name == "cards":
             return list(range(self.layout.k))
         return list(range(n))

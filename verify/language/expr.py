@@ -93,7 +93,7 @@ class Ite:
 
 @dataclass(frozen=True, slots=True)
 class Quant:
-    """``all|any|count|sum(q in DOMAIN: body)``; DOMAIN is ``players`` or ``opponents(e)``."""
+    """``all|any|count|sum(q in DOMAIN: body)``; DOMAIN is ``players``, ``cards``, ``opponents(e)`` or ``team(e)``."""
 
     kind: str
     var: str

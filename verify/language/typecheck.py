@@ -20,7 +20,7 @@ BUILTINS: dict[str, tuple[tuple[str, ...], str]] = {
     "max": ((INT, INT), INT),
     "abs": ((INT,), INT),
 }
-DOMAINS = ("players", "opponents", "cards")
+DOMAINS = ("players", "opponents", "team", "cards")
 
 
 @dataclass
@@ -116,12 +116,12 @@ class TypeChecker(Walker):
     def _domain(self, dom: Expr, scope: Scope) -> None:
         if isinstance(dom, Var) and dom.name in ("players", "cards") and dom.index is None:
             return
-        if isinstance(dom, Call) and dom.func == "opponents" and len(dom.args) == 1:
+        if isinstance(dom, Call) and dom.func in ("opponents", "team") and len(dom.args) == 1:
             arg = dom.args[0]
             if isinstance(arg, Var) and arg.index is None and arg.name in scope.bound - scope.cards:
                 return
-            self._err(dom.loc, "domain", "opponents(...) takes a player variable bound by the rule or a quantifier")
-        self._err(dom.loc, "domain", "a quantifier ranges over 'players', 'opponents(p)' or 'cards'")
+            self._err(dom.loc, "domain", f"{dom.func}(...) takes a player variable bound by the rule or a quantifier")
+        self._err(dom.loc, "domain", "a quantifier ranges over 'players', 'opponents(p)', 'team(p)' or 'cards'")
 
     # -- walkers --------------------------------------------------------------------
     def walk_Lit(self, node: Lit, scope: Scope) -> str:

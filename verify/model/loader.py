@@ -438,7 +438,7 @@ class _Loader:
             at: tuple[object, ...] = ("config", i)
             allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
                        "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list,
-                       "ranking": list, "symmetry": bool, "scope": str}
+                       "ranking": list, "symmetry": bool, "scope": str, "teams": list, "team_size": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -561,6 +561,7 @@ class _Loader:
             if scope not in SCOPES:
                 self.err(f.loc(*at, "scope"), "scope", f"unknown scope '{scope}'{suggest(scope, SCOPES)}; "
                          "\"bounds\" (the bounds are the whole game) or \"all\" (they only stop exploration)")
+            teams, team_size = self.teams(f, at, spec, players)
             if len(self.diags) > before:
                 continue
             # each seat-valued initial value needs a seat to name: its smallest choice must exist
@@ -572,7 +573,7 @@ class _Loader:
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
                               tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players,
-                              scope == "bounds"))
+                              scope == "bounds", teams, team_size))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:
@@ -582,6 +583,38 @@ class _Loader:
             self.err(f.loc(), "missing", "configs.toml defines no [[config]]: a model with no configuration explores "
                      "no game")
         return out
+
+    def teams(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], players: list[int]
+              ) -> tuple[tuple[tuple[int, ...], ...], int]:
+        """A configuration's teams: explicit seat lists (one player count only) or a team size."""
+        if "teams" in spec and "team_size" in spec:
+            self.err(f.loc(*at, "teams"), "teams", "give either 'teams' (seat lists) or 'team_size', not both")
+            return (), 0
+        size = spec.get("team_size", 0)
+        if "team_size" in spec:
+            bad = [n for n in players if size < 1 or n % size or n // size < 2]
+            if bad:
+                self.err(f.loc(*at, "team_size"), "teams",
+                         f"{bad[0]} players do not make two or more teams of {size}")
+            return (), size
+        if "teams" not in spec:
+            return (), 0
+        raw = spec["teams"]
+        if len(set(players)) != 1:
+            self.err(f.loc(*at, "teams"), "teams",
+                     "'teams' lists seats for one player count; with several counts give 'team_size'")
+            return (), 0
+        n = players[0]
+        if not all(isinstance(t, list) and t and all(isinstance(x, int) and not isinstance(x, bool) for x in t)
+                   for t in raw):
+            self.err(f.loc(*at, "teams"), "type", "'teams' is a list of teams, each a list of seats such as [0, 2]")
+            return (), 0
+        seats = [x for t in raw for x in t]
+        if sorted(seats) != list(range(n)) or len(raw) < 2:
+            self.err(f.loc(*at, "teams"), "teams",
+                     f"'teams' must share the seats 0..{n - 1} among two or more teams, each seat once")
+            return (), 0
+        return tuple(tuple(sorted(t)) for t in raw), 0
 
     def card_names(self, f: _File, at: tuple[object, ...], tables: Any) -> tuple[str, ...]:
         """The names of a configuration's [[config.card]] tables, checked."""

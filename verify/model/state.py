@@ -28,9 +28,13 @@ class Layout:
     types: tuple[str, ...]
     codes: Mapping[str, int]  # enumeration value -> code
     cards: tuple[str, ...] = ()  # the abstract cards' names, in configuration order
+    # The teams, each a tuple of seats (104.2c, 104.3g, 104.4d, 104.4f); () is free-for-all: each
+    # seat its own team. A player's opponents are the players of the other teams.
+    teams: tuple[tuple[int, ...], ...] = ()
 
     @classmethod
-    def of(cls, vocab: Vocabulary, n: int, cards: tuple[str, ...] = ()) -> "Layout":
+    def of(cls, vocab: Vocabulary, n: int, cards: tuple[str, ...] = (),
+           teams: tuple[tuple[int, ...], ...] = ()) -> "Layout":
         base: dict[str, int] = {}
         names: list[str] = []
         types: list[str] = []
@@ -49,11 +53,24 @@ class Layout:
                 names.append(f"{v.name}[{cards[c]}]")
                 types.append(v.type)
         codes = {value: i for values in vocab.enums.values() for i, value in enumerate(values)}
-        return cls(vocab, n, base, tuple(names), tuple(types), codes, tuple(cards))
+        return cls(vocab, n, base, tuple(names), tuple(types), codes, tuple(cards), tuple(teams))
 
     @classmethod
     def for_config(cls, vocab: Vocabulary, n: int, config: Config) -> "Layout":
-        return cls.of(vocab, n, config.card_names)
+        return cls.of(vocab, n, config.card_names, config.teams_for(n))
+
+    def team(self, p: int) -> tuple[int, ...]:
+        """The seats of *p*'s team, *p* among them (only *p* in a free-for-all game)."""
+        return next((t for t in self.teams if p in t), (p,))
+
+    def opponents(self, p: int) -> list[int]:
+        """The seats of *p*'s opponents: every player not on *p*'s team (102.2, 102.3)."""
+        mine = self.team(p)
+        return [q for q in range(self.n) if q not in mine]
+
+    def seats_of(self, func: str, p: int) -> list[int]:
+        """The seats a quantifier domain ``opponents(p)`` or ``team(p)`` ranges over."""
+        return list(self.team(p)) if func == "team" else self.opponents(p)
 
     @property
     def k(self) -> int:

@@ -141,6 +141,19 @@ class Config:
     # explored exhaustively within them is settled there ("holds within the declared bounds").
     # Otherwise (``"all"``) a bound only stops exploration, and settles nothing past it.
     bounds_scope: bool = False
+    # Teams (104.2c, 104.3g, 104.4d, 104.4f): explicit seat lists for the one player count the
+    # configuration has, or teams of team_size consecutive seats for every count; neither is
+    # free-for-all (each seat its own team).
+    teams: tuple[tuple[int, ...], ...] = ()
+    team_size: int = 0
+
+    def teams_for(self, n: int) -> tuple[tuple[int, ...], ...]:
+        """The teams of an *n*-player game of this configuration (() for free-for-all)."""
+        if self.teams:
+            return self.teams
+        if self.team_size > 1:
+            return tuple(tuple(range(t, t + self.team_size)) for t in range(0, n, self.team_size))
+        return ()
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players: a count the configuration lists for

@@ -182,7 +182,7 @@ class _ScenarioLoader(_Loader):
             return None
         self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
                             "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool,
-                            "expect_state": dict},
+                            "expect_state": dict, "teams": list},
                   ("title", "source"), ("scenario",), "[scenario]")
         players = self.players(f.data["player"])
         if players is None:
@@ -194,6 +194,7 @@ class _ScenarioLoader(_Loader):
         active = self.player_ref(head.get("active", names[0]), names, ("scenario", "active"))
         events = self.events(f.data.get("event", []), names, card_names, cards)
         expect_state = self.expect_state(head.get("expect_state", {}), names, card_names)
+        teams = self.teams(head.get("teams"), names)
         expect = head.get("expect")
         if isinstance(expect, str):
             expect = [expect]
@@ -234,12 +235,35 @@ class _ScenarioLoader(_Loader):
         if self.diags:
             return None
         config = Config(f"scenario:{Path(f.display).stem}", (len(names),), params, bounds, init, seats,
-                        tuple(choices), max_states, f.loc("scenario"), None, card_specs, card_names)
+                        tuple(choices), max_states, f.loc("scenario"), None, card_specs, card_names,
+                        teams=teams)
         return Scenario(f.display, head["title"], head["source"], names, config, tuple(events),
                         tuple(x.strip() for x in expect) if expect is not None else None, f.loc("scenario"),
                         expect_state)
 
     # -- parts of the file ----------------------------------------------------------
+
+    def teams(self, raw: Any, players: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+        """``teams = [["Alice", "Carol"], ["Bob", "Dan"]]``: every player on exactly one of two or
+        more teams (none given: free-for-all, each player their own team)."""
+        if raw is None:
+            return ()
+        at: tuple[object, ...] = ("scenario", "teams")
+        if not all(isinstance(t, list) and t and all(isinstance(x, str) for x in t) for t in raw):
+            self.err(self.f.loc(*at), "type", "'teams' is a list of teams, each a list of player names")
+            return ()
+        seats = [self.player_ref(x, players, at) for t in raw for x in t]
+        if None in seats:
+            return ()
+        if sorted(seats) != list(range(len(players))) or len(raw) < 2:  # type: ignore[type-var]
+            self.err(self.f.loc(*at), "teams", "'teams' must put every player on exactly one of two or more teams")
+            return ()
+        out: list[tuple[int, ...]] = []
+        k = 0
+        for t in raw:
+            out.append(tuple(sorted(seats[k:k + len(t)])))  # type: ignore[arg-type]
+            k += len(t)
+        return tuple(out)
 
     def expect_state(self, table: Any, players: tuple[str, ...], cards: tuple[str, ...]
                      ) -> tuple[tuple[str, int, str, object, SourceLoc], ...]:

@@ -61,9 +61,8 @@ class Encoder(Walker):
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
 
     def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
-        if isinstance(dom, Call):
-            me = env[dom.args[0].name]  # type: ignore[union-attr]
-            return [q for q in range(self.layout.n) if q != me]
+        if isinstance(dom, Call):  # opponents(x) or team(x)
+            return self.layout.seats_of(dom.func, env[dom.args[0].name])  # type: ignore[union-attr]
         if isinstance(dom, Var) and dom.name == "cards":
             return list(range(self.layout.k))
         return list(range(self.layout.n))
