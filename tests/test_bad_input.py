@@ -806,3 +806,29 @@ def test_a_model_without_the_active_player_variable(model_copy: Path) -> None:
     text = (model_copy / "properties.toml").read_text(encoding="utf-8")
     line, col = position(text, "apnap(q) < apnap(p)")
     expect_diag(run, model_copy, "properties.toml", line, col, "apnap()", "'active'")
+
+
+# -- teams ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("new, at, phrase", [
+    ("teams = [[0, 2], [1, 2]]", 0, "'teams' must share the seats 0..3 among two or more teams, each seat once"),
+    ("teams = [[0, 1, 2, 3]]", 0, "'teams' must share the seats 0..3 among two or more teams, each seat once"),
+    ("teams = [[0, 2], [1, \"3\"]]", 0, "'teams' is a list of teams, each a list of seats"),
+    ("team_size = 3", 0, "4 players do not make two or more teams of 3"),
+    ("team_size = 4", 0, "4 players do not make two or more teams of 4"),
+    ("teams = [[0, 2], [1, 3]]\nteam_size = 2", 0, "give either 'teams' (seat lists) or 'team_size', not both"),
+], ids=["seat-twice", "one-team", "not-a-seat", "size-does-not-divide", "size-one-team", "both"])
+def test_bad_teams(model_copy: Path, new: str, at: int, phrase: str) -> None:
+    """A configuration's teams share its seats among two or more teams; the error points at the key."""
+    text = edit(model_copy, "configs.toml", "teams = [[0, 2], [1, 3]]", new)
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, new.split("\n")[at]), phrase)
+
+
+def test_teams_need_one_player_count(model_copy: Path) -> None:
+    text = edit(model_copy, "configs.toml", 'name = "team-vs-team"\nplayers = [4]', 'name = "team-vs-team"\nplayers = [4, 6]')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, "teams = [[0, 2], [1, 3]]"),
+                "'teams' lists seats for one player count; with several counts give 'team_size'")
