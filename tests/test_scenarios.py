@@ -179,6 +179,14 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
     ('[scenario]\ntitle = "t"\nsource = "s"\nchoices = ["603.5", "104.3"]\n' + TWO, ":4:11:",
      "'104.3' is not an optional rule or a concession of the model"),
     ('[scenario]\ntitle = "t"\nsource = "s"\n[[player]]\nname = "Solo"\n', ":4:1:", "2 to 8 [[player]] tables, not 1"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nteams = [["Alice"], ["Bbo"]]\n' + TWO, ":4:9:",
+     "'Bbo' is not a player of this scenario (did you mean 'Bob'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nteams = [["Alice", "Bob"]]\n' + TWO, ":4:9:",
+     "'teams' must put every player on exactly one of two or more teams"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nteams = [["Alice"], ["Alice"]]\n' + TWO, ":4:9:",
+     "'teams' must put every player on exactly one of two or more teams"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nteams = ["Alice", "Bob"]\n' + TWO, ":4:9:",
+     "'teams' is a list of teams, each a list of player names"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:
