@@ -561,7 +561,7 @@ class _Loader:
             if scope not in SCOPES:
                 self.err(f.loc(*at, "scope"), "scope", f"unknown scope '{scope}'{suggest(scope, SCOPES)}; "
                          "\"bounds\" (the bounds are the whole game) or \"all\" (they only stop exploration)")
-            teams, team_size = self.teams(f, at, spec, players)
+            teams, team_size = self.config_teams(f, at, spec, players)
             if len(self.diags) > before:
                 continue
             # each seat-valued initial value needs a seat to name: its smallest choice must exist
@@ -584,7 +584,7 @@ class _Loader:
                      "no game")
         return out
 
-    def teams(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], players: list[int]
+    def config_teams(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], players: list[int]
               ) -> tuple[tuple[tuple[int, ...], ...], int]:
         """A configuration's teams: explicit seat lists (one player count only) or a team size."""
         if "teams" in spec and "team_size" in spec:

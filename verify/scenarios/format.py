@@ -194,7 +194,7 @@ class _ScenarioLoader(_Loader):
         active = self.player_ref(head.get("active", names[0]), names, ("scenario", "active"))
         events = self.events(f.data.get("event", []), names, card_names, cards)
         expect_state = self.expect_state(head.get("expect_state", {}), names, card_names)
-        teams = self.teams(head.get("teams"), names)
+        teams = self.scenario_teams(head.get("teams"), names)
         expect = head.get("expect")
         if isinstance(expect, str):
             expect = [expect]
@@ -243,7 +243,7 @@ class _ScenarioLoader(_Loader):
 
     # -- parts of the file ----------------------------------------------------------
 
-    def teams(self, raw: Any, players: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    def scenario_teams(self, raw: Any, players: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
         """``teams = [["Alice", "Carol"], ["Bob", "Dan"]]``: every player on exactly one of two or
         more teams (none given: free-for-all, each player their own team)."""
         if raw is None:
