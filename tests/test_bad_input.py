@@ -827,7 +827,8 @@ def test_bad_teams(model_copy: Path, new: str, at: int, phrase: str) -> None:
 
 
 def test_teams_need_one_player_count(model_copy: Path) -> None:
-    text = edit(model_copy, "configs.toml", 'name = "team-vs-team"\nplayers = [4]', 'name = "team-vs-team"\nplayers = [4, 6]')
+    text = edit(model_copy, "configs.toml", "players = [4]\nteams = [[0, 2], [1, 3]]",
+                "players = [4, 6]\nteams = [[0, 2], [1, 3]]")
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, "teams = [[0, 2], [1, 3]]"),
