@@ -727,7 +727,7 @@ def test_card_variable_on_a_seat_is_not_a_card_variable(model_copy: Path) -> Non
 
 
 def test_symmetry_that_is_not_a_bool(model_copy: Path) -> None:
-    text = edit(model_copy, "configs.toml", "symmetry = true  #", "symmetry = \"yes\"  #")
+    text = edit(model_copy, "configs.toml", "symmetry = true  # explore", "symmetry = \"yes\"  # explore")
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, 'symmetry = "yes"'), "symmetry")
