@@ -105,13 +105,15 @@ def test_verify_mutate_reports_the_score_and_needs_every_survivor_explained(tmp_
     (rules / "mutants.toml").write_text('[[equivalent]]\nmutant = "104.4a when drop-conjunct #2"\n'
                                         'edit = "`any(q in players: (status[q] == playing))` deleted"\n'
                                         'why = "104.4a is only evaluated while a player is still in the game"\n')
-    code, out = _mutate(rules, "--no-reports")
+    # (the survivor alone, judged by the properties: the case library has had its say above)
+    survivor = ("--mutant", "104.4a when drop-conjunct #2", "--no-scenarios", "--no-reports")
+    code, out = _mutate(rules, *survivor)
     assert code == 0, out
     assert "1 survived (1 explained in mutants.toml, 0 not)" in out
     # an explanation written for another edit (the rule changed since) no longer counts
     text = (rules / "mutants.toml").read_text().replace("deleted\"", "removed\"")
     (rules / "mutants.toml").write_text(text)
-    code, out = _mutate(rules, "--no-reports")
+    code, out = _mutate(rules, *survivor)
     assert code == 1 and "written for another edit" in out, out
 
 
