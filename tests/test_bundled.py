@@ -99,3 +99,13 @@ def test_eight_players_are_proved_by_z3_alone(bundled_results: dict[str, CheckRe
         assert [e.engine for e in eight] == ["z3"], r.property_id
         assert eight[0].verdict in (Verdict.HOLDS, Verdict.VACUOUS) and "all counter values" in eight[0].method
         assert "multiplayer (2/3/4/8p)" in r.method
+
+
+def test_the_bundled_check_runs_once_per_test_session(request: pytest.FixtureRequest,
+                                                      bundled_results: dict[str, CheckResult]) -> None:
+    """Under pytest-xdist (--dist loadgroup) every test reading the bundled check is sent to one
+    worker (tests/conftest.py), so the check is made once; a pytest that drops the group (9.2.0
+    did, with pytest-xdist 3.8) would make it on every worker."""
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@bundled"), request.node.nodeid
+    assert bundled_results

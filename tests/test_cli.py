@@ -156,7 +156,8 @@ def test_z3_budgets_give_unknown_naming_the_budget_and_exit_1() -> None:
     assert per_property.exit_code == 1
     assert "unknown" in per_property.output
     assert "the Z3 budget of 1,000 units per property was spent (raise it with --rlimit)" in per_property.output
-    total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "200000", "--no-reports"])
+    total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "200000", "--no-reports",
+                                     "--no-scenarios"])
     assert total.exit_code == 1
     assert "unknown" in total.output
     assert "the run's Z3 budget of 200,000 units was spent (raise it with --z3-budget)" in total.output
