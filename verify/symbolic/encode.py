@@ -53,9 +53,18 @@ class Encoder(Walker):
         self._enabled = enabled  # callable frame -> Z3 bool, for 'terminal'
         self._graph = graph  # the TransitionSystem: graph names and next(...)
         self._memo: dict[tuple[str, tuple[int, ...], int], Any] = {}
+        # Encodings already made, by the identity of the expression and frames (kept alive with
+        # the entry, so an identity is never reused): every property of a game asks for the same
+        # guards, updates and invariant candidates, and Z3 builds the same terms again otherwise.
+        self._exprs: dict[tuple[int, tuple[tuple[str, int], ...], int, int], tuple[object, ...]] = {}
+        self._updates: dict[tuple[int, tuple[tuple[str, int], ...], int], tuple[object, Frame, dict[int, Any]]] = {}
 
     def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
-        return self.walk(e, dict(env), s, t)
+        key = (id(e), tuple(sorted(env.items())), id(s), id(t))
+        hit = self._exprs.get(key)
+        if hit is None:
+            hit = self._exprs[key] = (e, s, t, self.walk(e, dict(env), s, t))
+        return hit[3]
 
     def _val(self, v: int | bool) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
@@ -194,6 +203,13 @@ class Encoder(Walker):
     # -- statements ------------------------------------------------------------------------
     def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
         """The post-state value of every slot a rule writes (others keep their value)."""
+        key = (id(stmts), tuple(sorted(env.items())), id(s))
+        hit = self._updates.get(key)
+        if hit is None:
+            hit = self._updates[key] = (stmts, s, self._update(stmts, env, s))
+        return dict(hit[2])
+
+    def _update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
         static: dict[int, Any] = {}
         dynamic: list[tuple[int, Any, Any]] = []
 
@@ -235,6 +251,7 @@ class TransitionSystem:
         self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}
+        self._steps: dict[tuple[int, int, str, bool, frozenset[str]], tuple[Frame, Frame, Any]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -365,6 +382,13 @@ class TransitionSystem:
         (sound for proofs); bounded searches leave them out (*graph_rules*) so that
         every trace they find is a real one.
         """
+        key = (id(s), id(t), str(act), graph_rules, ignore)
+        hit = self._steps.get(key)
+        if hit is None:
+            hit = self._steps[key] = (s, t, self._step(s, t, act, graph_rules, ignore))
+        return hit[2]
+
+    def _step(self, s: Frame, t: Frame, act: Any, graph_rules: bool, ignore: frozenset[str]) -> Any:
         disj = []
         for inst in self.insts:
             if (inst.rule.graph and not graph_rules) or inst.rule.kind in ignore:
