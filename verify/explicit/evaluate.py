@@ -205,12 +205,11 @@ class Compiler(Walker):
         return _C(lambda s, t: -f(s, t))
 
     def walk_Binary(self, node: Binary, env: dict[str, int]) -> _C:
-        a, b = self.walk(node.left, env), self.walk(node.right, env)
         op = node.op
-        if op == "and":
-            return _all([a, b])
-        if op == "or":
-            return _any([a, b])
+        if op in ("and", "or"):  # a chain of one connective is one test of its operands in turn
+            parts = [self.walk(x, env) for x in _operands(node, op)]
+            return _all(parts) if op == "and" else _any(parts)
+        a, b = self.walk(node.left, env), self.walk(node.right, env)
         if op == "implies":
             return _any([_not(a), b])
         fn = _BINARY[op]
@@ -255,6 +254,13 @@ class Compiler(Walker):
         return _C(lambda s, t: consts + sum(f(s, t) for f in fns))
 
 
+def _operands(node: Expr, op: str) -> list[Expr]:
+    """The operands of a chain of *op* ('a and b and c' parses as '(a and b) and c'), in order."""
+    if isinstance(node, Binary) and node.op == op:
+        return _operands(node.left, op) + _operands(node.right, op)
+    return [node]
+
+
 def _indicator(a: _C) -> _C:
     """1 where a boolean holds, else 0."""
     if a.is_const:
@@ -280,7 +286,7 @@ def _all(parts: list[_C]) -> _C:
         return _C(fns[0])
     if len(fns) == 2:
         f, g = fns
-        return _C(lambda s, t: bool(f(s, t)) and bool(g(s, t)))
+        return _C(lambda s, t: True if f(s, t) and g(s, t) else False)
 
     def conj(s: State, t: Any) -> bool:
         for f in fns:
@@ -300,7 +306,7 @@ def _any(parts: list[_C]) -> _C:
         return _C(fns[0])
     if len(fns) == 2:
         f, g = fns
-        return _C(lambda s, t: bool(f(s, t)) or bool(g(s, t)))
+        return _C(lambda s, t: True if f(s, t) or g(s, t) else False)
 
     def disj(s: State, t: Any) -> bool:
         for f in fns:
