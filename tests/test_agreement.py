@@ -27,6 +27,10 @@ from verify.model.types import Model, property_graph_names
 
 # Each model and the properties compared on it (None: all of them).
 MODELS: dict[Path, str | None] = {ROOT / "model": None} | {s.path: s.property for s in brokenmodels.specs()}
+# The team games (the four-player one explores 164,155 states) compare a broken copy only where its
+# violation lies (its z3_config): the rule a copy breaks shows in the smaller games, and the team
+# encodings are compared on the bundled model, property by property.
+TEAM_GAME_OF = {s.path: s.z3_config for s in brokenmodels.specs()}
 
 
 @lru_cache(maxsize=None)
@@ -46,6 +50,7 @@ CARD_GAMES = {(ROOT / "model", None)} | {(s.path, "card-statics") for s in broke
                                           if s.property == "cards-leave-with-player"}
 CASES = [(root, c.name, n) for root in MODELS if _model(root).properties for c in _model(root).configs
          if not c.cards or (root, None) in CARD_GAMES or (root, c.name) in CARD_GAMES
+         if not (c.teams or c.team_size) or root not in TEAM_GAME_OF or TEAM_GAME_OF[root] == c.name
          for n in c.explore_players or c.players]
 
 

@@ -252,6 +252,7 @@ class TransitionSystem:
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}
         self._steps: dict[tuple[int, int, str, bool, frozenset[str]], tuple[Frame, Frame, Any]] = {}
+        self._domains: dict[tuple[int, bool, bool, bool, bool], tuple[Frame, Any]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -285,6 +286,13 @@ class TransitionSystem:
         then any value, as on the seats of a rotated state). Without *mins*, the declared
         minimums are left out (the domain property checks them).
         """
+        key = (id(s), graph, fixed, mins, self.acyclic)  # the graph facts change once a ranking is proved
+        hit = self._domains.get(key)
+        if hit is None:
+            hit = self._domains[key] = (s, self._domain(s, graph, fixed, mins))
+        return hit[1]
+
+    def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
         lay, cs = self.layout, []
         choices = slot_choices(lay, self.config)
         for k, (name, t) in enumerate(zip(lay.names, lay.types)):
