@@ -162,13 +162,14 @@ def _library(model: Model) -> str:
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
-         max_memory: int | None, scenarios: bool = False) -> int:
+         max_memory: int | None, jobs: int | None, scenarios: bool = False) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
-                      symmetry=symmetry, players=players, max_memory_mb=max_memory)
+                      symmetry=symmetry, players=players, max_memory_mb=max_memory,
+                      jobs=jobs or os.cpu_count() or 1)
     results = check(model, props, options)
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
@@ -249,6 +250,10 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Player counts to check in every configuration instead of its own: '2..8', "
                           f"'3,4' or '5' (within 2..{MAX_PLAYERS}). Z3 checks each; explicit exploration only "
                           "the counts a configuration explores."),
+        click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+                     help="Games explored at once, each in its own process, while Z3 checks the games "
+                          "explored before them [default: the number of cores]. Every verdict and trace "
+                          "is the same for any number."),
         click.option("--symmetry/--no-symmetry", default=None,
                      help="Explore one state per rotation of the seats (where Z3 proves the rules symmetric) "
                           "in every game, or in none; by default, in the games whose configuration says "

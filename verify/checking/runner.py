@@ -1,6 +1,8 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Collection, Iterable, Sequence
 
@@ -45,6 +47,10 @@ class Options:
     players: tuple[int, ...] | None = None
     # Resident memory one game's exploration may add, in MiB (None: half of what is available).
     max_memory_mb: int | None = None
+    # Explore this many games at once, each in its own process, while this one runs Z3 on the
+    # games already explored (1: one after the other, here). The verdicts, traces and the order
+    # of everything reported are the same for every value.
+    jobs: int = 1
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -102,50 +108,108 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
     refuted: set[str] = set()  # one counterexample is enough too: later games skip the property
     run = RunBudget(options.z3_budget)  # shared by every game's checker
-    for name, n in games(model, options):
-        if props and all(p.id in refuted for p in props):
-            break  # one counterexample each is enough: nothing left to settle
-        config = next(c for c in model.configs if c.name == name)
-        # Settled by exploration: a counterexample, or an exploration complete for the property
-        # (no successor cut, no initial range left wider in the games than explored). Everywhere
-        # else Z3 searches for a counterexample too: a bound stops exploration, not play.
-        settled: set[str] = set()
-        if options.engine in ("both", "explicit") and config.explores(n):
-            wanted = config.symmetry if options.symmetry is None else options.symmetry
-            graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
-                                 timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb)
-            ctx = GraphContext(graph)
-            for p in props:
-                if p.id in refuted:
-                    continue
-                result = check_explicit(graph, p, ctx)
-                per[p.id].append(result)
-                if result.witness is not None:
-                    witnessed.add(p.id)
-                if result.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED):
-                    settled.add(p.id)
-                if result.verdict is Verdict.VIOLATED:
-                    refuted.add(p.id)
-        if options.engine in ("both", "z3"):
-            search = options.search_rlimit if options.engine == "both" else None
-            sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                                  rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
-            for p in props:
-                if p.id in refuted:
-                    continue
-                # with both engines exploration usually has a witness by the end: Z3 looks only after
-                result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
-                                   search=p.id not in settled, vacuity=p.id not in witnessed)
-                per[p.id].append(result)
-                if result.witness is not None:
-                    witnessed.add(p.id)
-                if result.verdict is Verdict.VIOLATED:
-                    refuted.add(p.id)
+    played = games(model, options)
+    explored = [(name, n) for name, n in played if options.engine in ("both", "explicit")
+                and next(c for c in model.configs if c.name == name).explores(n)]
+    with _Ahead(model, props, options, explored) as ahead:
+        for name, n in played:
+            if props and all(p.id in refuted for p in props):
+                break  # one counterexample each is enough: nothing left to settle
+            _check_game(model, props, options, name, n, ahead, per, witnessed, refuted, run)
     if options.engine == "both":
         _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted], per,
                         run)
     scoped = {c.name for c in model.configs if c.bounds_scope}
     return [combine(p, per[p.id], scoped) for p in props]
+
+
+def _explicit(model: Model, config: Config, n: int, props: Sequence[Property],
+              options: Options) -> dict[str, EngineResult]:
+    """Explore one game and check *props* on it."""
+    wanted = config.symmetry if options.symmetry is None else options.symmetry
+    graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
+                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb)
+    ctx = GraphContext(graph)
+    return {p.id: check_explicit(graph, p, ctx) for p in props}
+
+
+_SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]]] | None = None
+
+
+def _explore_work(index: int) -> dict[str, EngineResult]:
+    assert _SHARED is not None
+    model, props, options, explored = _SHARED
+    name, n = explored[index]
+    return _explicit(model, next(c for c in model.configs if c.name == name), n, props, options)
+
+
+class _Ahead:
+    """With ``jobs`` > 1, the explicit results of every explored game, worked out in forked
+    processes from the start (every property on each: the caller drops what it no longer needs,
+    so what it keeps is what it would have computed itself)."""
+
+    def __init__(self, model: Model, props: Sequence[Property], options: Options,
+                 explored: Sequence[tuple[str, int]]):
+        self.args = (model, props, options, explored)
+        self.pool: ProcessPoolExecutor | None = None
+        self.futures: dict[tuple[str, int], Future[dict[str, EngineResult]]] = {}
+
+    def __enter__(self) -> "_Ahead":
+        global _SHARED
+        model, props, options, explored = self.args
+        if options.jobs > 1 and len(explored) > 1 and "fork" in multiprocessing.get_all_start_methods():
+            _SHARED = self.args
+            self.pool = ProcessPoolExecutor(min(options.jobs, len(explored)),
+                                            mp_context=multiprocessing.get_context("fork"))
+            self.futures = {g: self.pool.submit(_explore_work, i) for i, g in enumerate(explored)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _SHARED
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        _SHARED = None
+
+    def results(self, name: str, n: int) -> dict[str, EngineResult] | None:
+        future = self.futures.get((name, n))
+        return None if future is None else future.result()
+
+
+def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int, ahead: _Ahead,
+                per: dict[str, list[EngineResult]], witnessed: set[str], refuted: set[str], run: RunBudget) -> None:
+    """One game: exploration's results first, then Z3's where the game needs it."""
+    config = next(c for c in model.configs if c.name == name)
+    # Settled by exploration: a counterexample, or an exploration complete for the property
+    # (no successor cut, no initial range left wider in the games than explored). Everywhere
+    # else Z3 searches for a counterexample too: a bound stops exploration, not play.
+    settled: set[str] = set()
+    if options.engine in ("both", "explicit") and config.explores(n):
+        todo = [p for p in props if p.id not in refuted]
+        found = ahead.results(name, n) or _explicit(model, config, n, todo, options)
+        for p in todo:
+            result = found[p.id]
+            per[p.id].append(result)
+            if result.witness is not None:
+                witnessed.add(p.id)
+            if result.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED):
+                settled.add(p.id)
+            if result.verdict is Verdict.VIOLATED:
+                refuted.add(p.id)
+    if options.engine in ("both", "z3"):
+        search = options.search_rlimit if options.engine == "both" else None
+        sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
+                              rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
+        for p in props:
+            if p.id in refuted:
+                continue
+            # with both engines exploration usually has a witness by the end: Z3 looks only after
+            result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
+                               search=p.id not in settled, vacuity=p.id not in witnessed)
+            per[p.id].append(result)
+            if result.witness is not None:
+                witnessed.add(p.id)
+            if result.verdict is Verdict.VIOLATED:
+                refuted.add(p.id)
 
 
 def _find_witnesses(model: Model, options: Options, props: list[Property], per: dict[str, list[EngineResult]],

@@ -1,0 +1,34 @@
+"""Games explored in parallel processes (`--jobs`) give the same results as one after the other."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from conftest import ROOT
+
+from verify.checking.runner import Options, check
+from verify.checking.verdict import CheckResult, Verdict
+from verify.model.loader import load_model
+
+
+def _timeless(results: list[CheckResult]) -> list[CheckResult]:
+    """The results without their wall-clock figures (a method may say how long a proof took)."""
+    def t(text: str) -> str:
+        return re.sub(r"\d+\.\d+ s\b", "<t> s", text)
+    return [replace(r, seconds=0.0, method=t(r.method),
+                    results=tuple(replace(e, seconds=0.0, method=t(e.method)) for e in r.results)) for r in results]
+
+
+def test_games_explored_in_parallel_give_the_same_results() -> None:
+    """A copy where 104.3f is deleted: the counterexample lies in the first game, so the other
+    games' results for that property, worked out in advance by the other processes, are dropped
+    as the run one game after the other never computes them."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
+    options = Options(engine="explicit", configs=("duel", "multiplayer", "effects", "loop-pair"))
+    one = check(model, model.properties, options)
+    two = check(model, model.properties, replace(options, jobs=2))
+    assert _timeless(one) == _timeless(two)
+    refuted = {r.property_id: r for r in two if r.verdict is Verdict.VIOLATED}
+    assert "win-and-lose-loses" in refuted and refuted["win-and-lose-loses"].trace is not None
+    assert all([(e.engine, e.config) for e in r.results] == [("explicit", "duel")] for r in refuted.values())
+    assert len({(e.config, e.players) for r in two for e in r.results}) == 4  # duel, multiplayer 3p, effects, loop-pair
