@@ -1,6 +1,7 @@
 """Games explored in parallel processes (`--jobs`) give the same results as one after the other."""
 from __future__ import annotations
 
+import multiprocessing
 import re
 from dataclasses import replace
 
@@ -32,3 +33,13 @@ def test_games_explored_in_parallel_give_the_same_results() -> None:
     assert "win-and-lose-loses" in refuted and refuted["win-and-lose-loses"].trace is not None
     assert all([(e.engine, e.config) for e in r.results] == [("explicit", "duel")] for r in refuted.values())
     assert len({(e.config, e.players) for r in two for e in r.results}) == 4  # duel, multiplayer 3p, effects, loop-pair
+
+
+def test_a_run_that_stops_early_leaves_no_exploration_running() -> None:
+    """Every property refuted in the first game: the run returns, and the processes exploring the
+    later games in advance are stopped, not waited for."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
+    [result] = check(model, [model.property("win-and-lose-loses")], Options(engine="explicit", jobs=2))
+    assert result.verdict is Verdict.VIOLATED
+    assert [(e.config, e.players) for e in result.results] == [("duel", 2)]
+    assert not multiprocessing.active_children()

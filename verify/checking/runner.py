@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
+import multiprocessing.pool
 from dataclasses import dataclass, replace
 from typing import Collection, Iterable, Sequence
 
@@ -151,28 +151,28 @@ class _Ahead:
     def __init__(self, model: Model, props: Sequence[Property], options: Options,
                  explored: Sequence[tuple[str, int]]):
         self.args = (model, props, options, explored)
-        self.pool: ProcessPoolExecutor | None = None
-        self.futures: dict[tuple[str, int], Future[dict[str, EngineResult]]] = {}
+        self.pool: multiprocessing.pool.Pool | None = None
+        self.futures: dict[tuple[str, int], multiprocessing.pool.AsyncResult[dict[str, EngineResult]]] = {}
 
     def __enter__(self) -> "_Ahead":
         global _SHARED
         model, props, options, explored = self.args
         if options.jobs > 1 and len(explored) > 1 and "fork" in multiprocessing.get_all_start_methods():
             _SHARED = self.args
-            self.pool = ProcessPoolExecutor(min(options.jobs, len(explored)),
-                                            mp_context=multiprocessing.get_context("fork"))
-            self.futures = {g: self.pool.submit(_explore_work, i) for i, g in enumerate(explored)}
+            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(explored)))
+            self.futures = {g: self.pool.apply_async(_explore_work, (i,)) for i, g in enumerate(explored)}
         return self
 
     def __exit__(self, *exc: object) -> None:
         global _SHARED
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:  # explorations still running are no longer wanted: stop them
+            self.pool.terminate()
+            self.pool.join()
         _SHARED = None
 
     def results(self, name: str, n: int) -> dict[str, EngineResult] | None:
         future = self.futures.get((name, n))
-        return None if future is None else future.result()
+        return None if future is None else future.get()
 
 
 def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int, ahead: _Ahead,
