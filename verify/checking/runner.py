@@ -110,7 +110,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     run = RunBudget(options.z3_budget)  # shared by every game's checker
     played = games(model, options)
     explored = [(name, n) for name, n in played if options.engine in ("both", "explicit")
-                and next(c for c in model.configs if c.name == name).explores(n)]
+                and model.config(name).explores(n)]
     with _Ahead(model, props, options, explored) as ahead:
         for name, n in played:
             if props and all(p.id in refuted for p in props):
@@ -140,7 +140,7 @@ def _explore_work(index: int) -> dict[str, EngineResult]:
     assert _SHARED is not None
     model, props, options, explored = _SHARED
     name, n = explored[index]
-    return _explicit(model, next(c for c in model.configs if c.name == name), n, props, options)
+    return _explicit(model, model.config(name), n, props, options)
 
 
 class _Ahead:
@@ -178,14 +178,16 @@ class _Ahead:
 def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int, ahead: _Ahead,
                 per: dict[str, list[EngineResult]], witnessed: set[str], refuted: set[str], run: RunBudget) -> None:
     """One game: exploration's results first, then Z3's where the game needs it."""
-    config = next(c for c in model.configs if c.name == name)
+    config = model.config(name)
     # Settled by exploration: a counterexample, or an exploration complete for the property
     # (no successor cut, no initial range left wider in the games than explored). Everywhere
     # else Z3 searches for a counterexample too: a bound stops exploration, not play.
     settled: set[str] = set()
     if options.engine in ("both", "explicit") and config.explores(n):
         todo = [p for p in props if p.id not in refuted]
-        found = ahead.results(name, n) or _explicit(model, config, n, todo, options)
+        found = ahead.results(name, n)
+        if found is None:
+            found = _explicit(model, config, n, todo, options)
         for p in todo:
             result = found[p.id]
             per[p.id].append(result)
@@ -217,7 +219,7 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
     """Z3's witness search for each of *props* (which exploration gave no witness), game by game
     until one is found; the witness goes with that game's Z3 result."""
     for name, n in games(model, options) if props else []:
-        config = next(c for c in model.configs if c.name == name)
+        config = model.config(name)
         sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                               rlimit=options.rlimit, search_rlimit=None, run=run, timeout_ms=options.timeout_ms)
         for p in list(props):

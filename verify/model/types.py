@@ -195,6 +195,12 @@ class Model:
                 return p
         raise KeyError(prop_id)
 
+    def config(self, name: str) -> Config:
+        for c in self.configs:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
     def cr_numbers(self) -> set[str]:
         out: set[str] = set()
         for r in self.rules:

@@ -7,7 +7,7 @@ copy of every slot, named ``life[0]@t``. The choice of rule instance at step
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import z3
 
@@ -18,6 +18,18 @@ from verify.model.state import Layout, State, slot_choices
 from verify.model.types import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
 
 __all__ = ["Frame", "Encoder", "TransitionSystem"]
+
+# An encoding made once, keyed by the identities of what it was made from; the entry keeps those
+# objects alive, so an identity in a key is never reused by another object while the entry lasts.
+_Memo = dict[tuple[Any, ...], tuple[tuple[object, ...], Any]]
+
+
+def _cached(table: _Memo, key: tuple[Any, ...], keep: tuple[object, ...], make: Callable[[], Any]) -> Any:
+    """``table[key]``, made by *make* the first time; *keep* holds the objects whose ids are in *key*."""
+    hit = table.get(key)
+    if hit is None:
+        hit = table[key] = (keep, make())
+    return hit[1]
 
 
 class Frame:
@@ -53,18 +65,14 @@ class Encoder(Walker):
         self._enabled = enabled  # callable frame -> Z3 bool, for 'terminal'
         self._graph = graph  # the TransitionSystem: graph names and next(...)
         self._memo: dict[tuple[str, tuple[int, ...], int], Any] = {}
-        # Encodings already made, by the identity of the expression and frames (kept alive with
-        # the entry, so an identity is never reused): every property of a game asks for the same
-        # guards, updates and invariant candidates, and Z3 builds the same terms again otherwise.
-        self._exprs: dict[tuple[int, tuple[tuple[str, int], ...], int, int], tuple[object, ...]] = {}
-        self._updates: dict[tuple[int, tuple[tuple[str, int], ...], int], tuple[object, Frame, dict[int, Any]]] = {}
+        # Encodings already made: every property of a game asks for the same guards, updates and
+        # invariant candidates, and Z3 would build the same terms again otherwise.
+        self._exprs: _Memo = {}
+        self._updates: _Memo = {}
 
     def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
-        key = (id(e), tuple(sorted(env.items())), id(s), id(t))
-        hit = self._exprs.get(key)
-        if hit is None:
-            hit = self._exprs[key] = (e, s, t, self.walk(e, dict(env), s, t))
-        return hit[3]
+        return _cached(self._exprs, (id(e), tuple(sorted(env.items())), id(s), id(t)), (e, s, t),
+                       lambda: self.walk(e, dict(env), s, t))
 
     def _val(self, v: int | bool) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
@@ -203,11 +211,9 @@ class Encoder(Walker):
     # -- statements ------------------------------------------------------------------------
     def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
         """The post-state value of every slot a rule writes (others keep their value)."""
-        key = (id(stmts), tuple(sorted(env.items())), id(s))
-        hit = self._updates.get(key)
-        if hit is None:
-            hit = self._updates[key] = (stmts, s, self._update(stmts, env, s))
-        return dict(hit[2])
+        made: dict[int, Any] = _cached(self._updates, (id(stmts), tuple(sorted(env.items())), id(s)), (stmts, s),
+                                       lambda: self._update(stmts, env, s))
+        return dict(made)  # a copy: callers may add to it
 
     def _update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
         static: dict[int, Any] = {}
@@ -251,8 +257,8 @@ class TransitionSystem:
         self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}
-        self._steps: dict[tuple[int, int, str, bool, frozenset[str]], tuple[Frame, Frame, Any]] = {}
-        self._domains: dict[tuple[int, bool, bool, bool, bool], tuple[Frame, Any]] = {}
+        self._steps: _Memo = {}
+        self._domains: _Memo = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -286,11 +292,9 @@ class TransitionSystem:
         then any value, as on the seats of a rotated state). Without *mins*, the declared
         minimums are left out (the domain property checks them).
         """
-        key = (id(s), graph, fixed, mins, self.acyclic)  # the graph facts change once a ranking is proved
-        hit = self._domains.get(key)
-        if hit is None:
-            hit = self._domains[key] = (s, self._domain(s, graph, fixed, mins))
-        return hit[1]
+        # (the graph facts change once a ranking is proved)
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic), (s,),
+                       lambda: self._domain(s, graph, fixed, mins))
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
         lay, cs = self.layout, []
@@ -390,11 +394,8 @@ class TransitionSystem:
         (sound for proofs); bounded searches leave them out (*graph_rules*) so that
         every trace they find is a real one.
         """
-        key = (id(s), id(t), str(act), graph_rules, ignore)
-        hit = self._steps.get(key)
-        if hit is None:
-            hit = self._steps[key] = (s, t, self._step(s, t, act, graph_rules, ignore))
-        return hit[2]
+        return _cached(self._steps, (id(s), id(t), str(act), graph_rules, ignore), (s, t),
+                       lambda: self._step(s, t, act, graph_rules, ignore))
 
     def _step(self, s: Frame, t: Frame, act: Any, graph_rules: bool, ignore: frozenset[str]) -> Any:
         disj = []
