@@ -9,6 +9,7 @@ from __future__ import annotations
 # Player values, seats 0..2
 STATE = {
     "phase": "draw", "active": 1, "step": "draw_step", "first_turn": False, "would_draw": False, "stack": 0,
+    "variant": "standard",
     "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4], "commander_damage": [0, 0, 0],
     "to_draw": [1, 0, 2],
     "drew_from_empty": [True, False, False], "would_lose": [False, True, False],
@@ -21,6 +22,8 @@ PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10, "co
 
 ROWS: list[tuple[str, object]] = [
     ("7", 7), ("true", True), ("false", False),
+    # a two-argument predicate with arguments known only in the state (no clause holds in a standard game)
+    ("leaves_with(active, (active + 1) % N)", False), ("any(q in players: acts_with(q, p))", False),
     ("life[p]", -1), ("life[0]", 3), ("life[active]", -1), ("library[(active + 1) % N]", 5),
     ("phase == draw", True), ("phase != draw", False), ("status[2] == lost", True),
     ("life'[0]", 2), ("phase' == check", True), ("library'[p] - library[p]", -1),

@@ -51,7 +51,7 @@ CARD_GAMES = {(ROOT / "model", None)} | {(s.path, "card-statics") for s in broke
 CASES = [(root, c.name, n) for root in MODELS if _model(root).properties for c in _model(root).configs
          if not c.cards or (root, None) in CARD_GAMES or (root, c.name) in CARD_GAMES
          if not (c.teams or c.team_size) or root not in TEAM_GAME_OF or TEAM_GAME_OF[root] == c.name
-         for n in c.explore_players or c.players]
+         for n in (c.explore_players if c.explore_players is not None else c.players)]
 
 
 @pytest.mark.parametrize("root,name,n", CASES, ids=[f"{r.name}-{c}-{n}p" for r, c, n in CASES])

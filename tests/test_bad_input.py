@@ -32,6 +32,10 @@ DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<severity>erro
 # A diagnostic for a whole file (no line): "FILE: error: MESSAGE [code]".
 FILE_DIAG = re.compile(r"^(?P<file>.+?): (?P<severity>error|warning): (?P<message>.*) \[(?P<code>[a-z-]+)\]$")
 
+# the guards of 704.5a and 704.5c as model/rules/704-sba.toml writes them
+LIFE_SBA = 'when = "variant != two_headed_giant and life[p] <= 0 and not ignores_life(p)"'
+POISON_SBA = 'when = "variant != two_headed_giant and poison[p] >= poison_limit"'
+
 
 # -- helpers ------------------------------------------------------------------------
 
@@ -228,8 +232,8 @@ def test_unknown_variable_in_when(model_copy: Path) -> None:
                                                                             "did you mean 'settle_sba'"),
                  id="multiline-then"),
     # the second line of a property's multi-line `when`
-    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies (would_lose[q]",
-                 "\nand all(q in players: status[q] == playing implies (would_loose[q]", "would_loose",
+    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]",
+                 "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_loose[h]", "would_loose",
                  ("unknown state variable 'would_loose'", "did you mean 'would_lose'"), id="multiline-property"),
     # the target of an assignment in `then`
     pytest.param("rules/121-drawing.toml", 'then = "drew_from_empty[p] := true;',
@@ -251,15 +255,15 @@ def test_unknown_name_location(model_copy: Path, rel: str, old: str, new: str, n
 # -- 3. syntax errors -----------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, old, new, needle, phrase", [
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= $0"', "$0",
+    pytest.param("rules/704-sba.toml", LIFE_SBA, 'when = "life[p] <= $0"', "$0",
                  "unexpected character '$'", id="stray-dollar"),
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= <= 0"', "<= 0\"",
+    pytest.param("rules/704-sba.toml", LIFE_SBA, 'when = "life[p] <= <= 0"', "<= 0\"",
                  "unexpected '<='", id="doubled-operator"),
     pytest.param("rules/121-drawing.toml", 'true; to_draw[p] := to_draw[p] - 1"',
                  'true; to_draw[p] = to_draw[p] - 1"', "true; to_draw[p] = to_draw", "unexpected character '='",
                  id="equals-for-assign"),
-    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies (would_lose[q]",
-                 "\nand $all(q in players: status[q] == playing implies (would_lose[q]", "$all",
+    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]",
+                 "\nand $all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]", "$all",
                  "unexpected character '$'", id="multiline-property"),
 ])
 def test_syntax_error(model_copy: Path, rel: str, old: str, new: str, needle: str, phrase: str) -> None:
@@ -273,7 +277,7 @@ def test_syntax_error(model_copy: Path, rel: str, old: str, new: str, needle: st
 
 def test_syntax_error_at_end_of_expression(model_copy: Path) -> None:
     new_when = 'when = "life[p] <= "'
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', new_when)
+    text = edit(model_copy, "rules/704-sba.toml", LIFE_SBA, new_when)
     line, op_col = in_string(text, new_when, "<=")
     end_col = op_col + len("<= ")  # just past the text of the expression
     run = run_all(model_copy)
@@ -288,7 +292,7 @@ def test_syntax_error_at_end_of_expression(model_copy: Path) -> None:
 
 def test_end_of_expression_points_at_the_end(model_copy: Path) -> None:
     new_when = 'when = "life[p] <="'
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', new_when)
+    text = edit(model_copy, "rules/704-sba.toml", LIFE_SBA, new_when)
     line, op_col = in_string(text, new_when, "<=")
     run = run_all(model_copy)
     assert_bad_input(run)
@@ -298,13 +302,13 @@ def test_end_of_expression_points_at_the_end(model_copy: Path) -> None:
 # -- 4. type errors -------------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, old, new, needle, phrase", [
-    pytest.param("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] and true"', "life[p] and",
+    pytest.param("rules/704-sba.toml", LIFE_SBA, 'when = "life[p] and true"', "life[p] and",
                  "'and' needs bool operands, found int", id="int-and-bool"),
     pytest.param("rules/121-drawing.toml", 'true; to_draw[p] := to_draw[p] - 1"', 'true; to_draw[p] := false"',
                  "false\"", "found bool", id="bool-to-int"),
     pytest.param("rules/121-drawing.toml", 'then = "drew_from_empty[p] := true;',
                  'then = "drew_from_empty[p] := 3;', "3;", "expected a bool expression, found int", id="int-to-bool"),
-    pytest.param("rules/704-sba.toml", 'when = "poison[p] >= poison_limit"', 'when = "poison[p] + poison_limit"',
+    pytest.param("rules/704-sba.toml", POISON_SBA, 'when = "poison[p] + poison_limit"',
                  "+ poison_limit", "expected a bool expression, found int", id="int-guard"),  # at its operator
 ])
 def test_type_error(model_copy: Path, rel: str, old: str, new: str, needle: str, phrase: str) -> None:
@@ -574,7 +578,7 @@ def test_several_errors_in_several_files_are_all_reported(model_copy: Path) -> N
     when_121 = 'when = "phase == draw and next_drawer(p) and library[p] == 0 and not wins_empty_draw(p)"'
     bad_121 = when_121.replace("library[p] == 0", "libary[p] == 0")
     drawing = edit(model_copy, "rules/121-drawing.toml", when_121, bad_121)
-    sba = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "lief[p] <= 0"')
+    sba = edit(model_copy, "rules/704-sba.toml", LIFE_SBA, 'when = "lief[p] <= 0"')
     props = edit(model_copy, "properties.toml", 'when = "phase == over"', 'when = "phase == ovr"')
     run = run_all(model_copy)
     assert_bad_input(run)
@@ -590,7 +594,7 @@ def test_several_errors_in_several_files_are_all_reported(model_copy: Path) -> N
 @pytest.mark.parametrize("command", [["all"], ["check", "game-end-final"], ["list"], ["explore"]],
                          ids=["all", "check", "list", "explore"])
 def test_every_command_reports_bad_input(model_copy: Path, command: list[str]) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = "life[p] <= $0"')
+    text = edit(model_copy, "rules/704-sba.toml", LIFE_SBA, 'when = "life[p] <= $0"')
     extra = ["--no-reports"] if command[0] in ("all", "check") else []
     run = invoke(*command, "--rules", str(model_copy), *extra)
     assert_bad_input(run)
@@ -671,14 +675,14 @@ def test_top_level_value_of_the_wrong_type(model_copy: Path, rel: str, apply: Ca
 
 def test_deeply_nested_expression(model_copy: Path) -> None:
     depth = 200
-    edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', f'when = "{"(" * depth}life[p] <= 0{")" * depth}"')
+    edit(model_copy, "rules/704-sba.toml", LIFE_SBA, f'when = "{"(" * depth}life[p] <= 0{")" * depth}"')
     run = invoke("list", "--rules", str(model_copy))
     assert "Traceback" not in run.everything
     assert run.exit_code in (0, EXIT_INPUT), run.everything
 
 
 def test_location_after_line_ending_backslash(model_copy: Path) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"', 'when = """\\\n    lief[p] <= 0"""')
+    text = edit(model_copy, "rules/704-sba.toml", LIFE_SBA, 'when = """\\\n    lief[p] <= 0"""')
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "rules/704-sba.toml", *position(text, "lief"), "'lief'")
@@ -689,7 +693,7 @@ def test_location_after_line_ending_backslash(model_copy: Path) -> None:
     "decoded string, so every escape sequence (here \\u0074, 6 characters in the file, 1 in the string) "
     "before the problem shifts the reported column left"))
 def test_location_after_escape_sequence(model_copy: Path) -> None:
-    text = edit(model_copy, "rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"',
+    text = edit(model_copy, "rules/704-sba.toml", LIFE_SBA,
                 'when = "life[p] <= 0 and \\u0074rue and lief[p] == 0"')
     run = run_all(model_copy)
     assert_bad_input(run)

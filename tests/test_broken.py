@@ -54,7 +54,7 @@ def _violates(trace: Trace, spec: brokenmodels.Broken) -> bool:
     return premise and not conclusion
 
 
-EXPLORED = [s for s in VIOLATED if not s.both]  # exploration within the bounds sees the violation
+EXPLORED = [s for s in VIOLATED if not s.both and s.explored]  # exploration within the bounds sees the violation
 BOTH = [s for s in VIOLATED if s.both]  # it lies past the bounds: only Z3's search there finds it
 
 

@@ -48,6 +48,10 @@ SURVIVORS = {
     "800.4j": "a departed player's turn needs three players (multiplayer protects it)",
     "800.4k": "a departed player's turn needs three players (multiplayer protects it)",
 }
+_2HG = ("a Two-Headed Giant rule: duel and effects are standard games (the two-headed-giant configurations "
+        "and scenarios protect it)")
+SURVIVORS.update({r: _2HG for r in ("805.4", "101.4a", "121.2d", "103.8b", "810.8a", "810.8a/cant-lose", "810.8b",
+                                    "704.6a", "704.6b")})
 _OPTIONS = Options(engine="explicit", configs=("duel", "effects"))
 
 

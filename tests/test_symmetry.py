@@ -69,8 +69,8 @@ def test_bundled_rules_are_proved_symmetric(name: str, n: int) -> None:
 
 def test_a_seat_specific_rule_is_not_symmetric(tmp_path: Path) -> None:
     # seat 0 would lose at 0 life, every other seat already at 1: the rules favour a seat
-    model = _copy(tmp_path, (("rules/704-sba.toml", 'when = "life[p] <= 0 and not ignores_life(p)"',
-                              'when = "life[p] <= (if p == 0 then 0 else 1) and not ignores_life(p)"'),))
+    model = _copy(tmp_path, (("rules/704-sba.toml", 'and life[p] <= 0 and not ignores_life(p)"',
+                              'and life[p] <= (if p == 0 then 0 else 1) and not ignores_life(p)"'),))
     proof = prove_rotation(model, _config(model, "duel"), 2)
     assert not proof.proved
     assert "does not commute with rotating the seats" in proof.reason and proof.reason.startswith("rule 704.3")

@@ -97,7 +97,7 @@ def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
         penv = dict(zip(model.vocab.preds[pred].params, args))
         for r in model.clauses(pred) + model.exceptions(pred):
             _refs(r.when, names, penv, n, todo)
-        out.append((f"(P{args[0]})" if args else "",
+        out.append((f"({','.join(f'P{a}' for a in args)})" if args else "",
                     tuple((r.id, compiler.expr(r.when, penv)) for r in model.clauses(pred)),
                     tuple((r.id, compiler.expr(r.when, penv)) for r in model.exceptions(pred))))
     cache[which] = tuple(out)

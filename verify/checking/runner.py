@@ -223,6 +223,8 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
         sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                               rlimit=options.rlimit, search_rlimit=None, run=run, timeout_ms=options.timeout_ms)
         for p in list(props):
+            if any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id]):
+                continue  # the premise is proved unreachable in this game: nothing to find
             found = sym.witness(p)
             if found is None:
                 continue

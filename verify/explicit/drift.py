@@ -19,9 +19,9 @@ from typing import Any, Mapping
 
 from verify.language.expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, children
 from verify.model.state import Layout, State
-from verify.model.types import Model
+from verify.model.types import Config, Model
 
-__all__ = ["Drift"]
+__all__ = ["Drift", "fixed_values"]
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -34,8 +34,20 @@ class Drift:
     safe: Mapping[str, tuple[int | None, int | None]]
 
     @classmethod
-    def of(cls, model: Model, params: Mapping[str, int]) -> "Drift":
+    def of(cls, model: Model, params: Mapping[str, int], fixed: Mapping[str, str] | None = None) -> "Drift":
+        """*fixed*: the value of each fixed game variable that has one in the configuration (e.g.
+        ``variant``): a conjunction that compares one with another value can never hold, so what it
+        compares is not observed (704.6a's team life total is no threshold in a standard game)."""
         ints = {n for n, d in model.vocab.vars.items() if d.type == "int" and not d.fixed}
+        known = dict(fixed or {})
+
+        def dead(e: Any) -> bool:
+            """Whether *e* is a conjunction one of whose parts the fixed values make false."""
+            if not (isinstance(e, Binary) and e.op == "and"):
+                return (isinstance(e, Binary) and e.op in ("==", "!=") and isinstance(e.left, Var)
+                        and e.left.index is None and e.left.name in known and isinstance(e.right, Var)
+                        and e.right.index is None and (known[e.left.name] == e.right.name) != (e.op == "=="))
+            return dead(e.left) or dead(e.right)
         lows: dict[str, list[int]] = {n: [] for n in ints}
         highs: dict[str, list[int]] = {n: [] for n in ints}
         observed: set[str] = set()
@@ -66,6 +78,8 @@ class Drift:
 
         def visit(e: Any, self_var: str | None) -> None:
             """Walk *e*; *self_var* is the counter being assigned when e is its new value."""
+            if isinstance(e, Binary) and e.op == "and" and dead(e):
+                return
             if isinstance(e, Binary) and e.op in _FLIP:
                 for side, other, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
                     t, c = term(side), const(other)
@@ -104,6 +118,8 @@ class Drift:
                 visit(child, None)
 
         for rule in model.rules:
+            if dead(rule.when):
+                continue  # never fires in this configuration
             visit(rule.when, None)
             for stmt in rule.then:
                 for a in (stmt.body if isinstance(stmt, ForAll) else (stmt,)):
@@ -133,3 +149,16 @@ class Drift:
                 return False
         return True
 
+
+def fixed_values(model: Model, config: Config) -> dict[str, str]:
+    """The value of each fixed enumerated game variable with one value in *config* (its first
+    value when the configuration gives none)."""
+    out = {}
+    for v in model.vocab.game_vars():
+        if not v.fixed or v.type not in model.vocab.enums:
+            continue
+        spec = config.init.get(v.name)
+        values = spec.explicit() if spec is not None else (model.vocab.enums[v.type][0],)
+        if len(values) == 1:
+            out[v.name] = str(values[0])
+    return out

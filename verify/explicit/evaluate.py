@@ -181,9 +181,15 @@ class Compiler(Walker):
         if node.func in self.model.vocab.preds:
             if all(a.is_const for a in args):
                 return self._pred(node.func, tuple(a.const for a in args))
-            table = [self._pred(node.func, (q,)).fn for q in range(self.layout.n)]
-            a0 = args[0].fn
-            return _C(lambda s, t: table[a0(s, t)](s, t))
+            if len(args) == 1:
+                table = [self._pred(node.func, (q,)).fn for q in range(self.layout.n)]
+                a0 = args[0].fn
+                return _C(lambda s, t: table[a0(s, t)](s, t))
+            # several arguments, some known only in the state: one compiled instance per seat tuple
+            seats = [(a.const,) if a.is_const else range(self.layout.n) for a in args]
+            tables = {key: self._pred(node.func, key).fn for key in product(*seats)}
+            fns = [a.fn for a in args]
+            return _C(lambda s, t: tables[tuple(f(s, t) for f in fns)](s, t))
         if node.func == "apnap":
             k, n, a = self.layout.base["active"], self.layout.n, args[0].fn
             return _C(lambda s, t: (a(s, t) - s[k]) % n)

@@ -31,6 +31,7 @@ from verify.model.types import (
     Rule,
     VarDecl,
     Vocabulary,
+    adjacent_teams,
 )
 
 __all__ = ["load_model", "bundled_model_dir", "MAX_PLAYERS", "MAX_RANGE", "MAX_STATES"]
@@ -564,6 +565,10 @@ class _Loader:
             teams, team_size = self.config_teams(f, at, spec, players)
             if len(self.diags) > before:
                 continue
+            if "two_headed_giant" in (str(v) for v in init["variant"].explicit()) if "variant" in init else False:
+                self.two_headed_teams(f, at, players, teams, team_size, init)
+                if len(self.diags) > before:
+                    continue
             # each seat-valued initial value needs a seat to name: its smallest choice must exist
             firsts = [min(int(v) for v in s.explicit())  # type: ignore[call-overload]
                       for name, s in [*init.items(), *((n, s) for c in cards for n, s in c.items())]
@@ -583,6 +588,27 @@ class _Loader:
             self.err(f.loc(), "missing", "configs.toml defines no [[config]]: a model with no configuration explores "
                      "no game")
         return out
+
+    def two_headed_teams(self, f: _File, at: tuple[object, ...], players: list[int],
+                         teams: tuple[tuple[int, ...], ...], team_size: int, init: dict[str, InitSpec]) -> None:
+        """A Two-Headed Giant configuration seats each team together, all teams of one size, and
+        starts on a team's turn: the active player is its team's first seat (805, 810.3)."""
+        for n in players:
+            game = teams or (tuple(tuple(range(t, t + team_size)) for t in range(0, n, team_size))
+                             if team_size > 1 else ())
+            if not adjacent_teams(game, n):
+                self.err(f.loc(*at, "teams" if teams else "name"), "teams",
+                         f"a Two-Headed Giant game of {n} players needs teams of two or more players sitting "
+                         "together, all the same size (810.1, 810.3, 810.11), e.g. teams = [[0, 1], [2, 3]]")
+                return
+            size = len(game[0])
+            active = init.get("active")
+            starts = [int(v) for v in active.explicit()] if active is not None else [0]  # type: ignore[call-overload]
+            if any(v % size for v in starts):
+                self.err(f.loc(*at, "init", "active") if active is not None else f.loc(*at), "teams",
+                         f"in Two-Headed Giant the team takes the turn: the active player starts as a team's first "
+                         f"seat (a multiple of {size}), not {next(v for v in starts if v % size)}")
+                return
 
     def config_teams(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], players: list[int]
               ) -> tuple[tuple[tuple[int, ...], ...], int]:

@@ -218,3 +218,12 @@ def graph_names(e: object) -> set[str]:
 def property_graph_names(prop: Property) -> set[str]:
     """The graph names a property's premise and conclusion ask about."""
     return graph_names(prop.when) | graph_names(prop.then)
+
+
+def adjacent_teams(teams: tuple[tuple[int, ...], ...], n: int) -> bool:
+    """Whether *teams* seat each team's players together, all teams of one size of two or more
+    (Two-Headed Giant and its larger forms, 810.1, 810.3, 810.11)."""
+    if not teams or len({len(t) for t in teams}) != 1 or len(teams[0]) < 2:
+        return False
+    size = len(teams[0])
+    return sorted(tuple(sorted(t)) for t in teams) == [tuple(range(k, k + size)) for k in range(0, n, size)]

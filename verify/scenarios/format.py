@@ -21,7 +21,7 @@ from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
 from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
-from verify.model.types import Config, InitSpec, Model
+from verify.model.types import Config, InitSpec, Model, adjacent_teams
 
 __all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "load_scenario", "norm_label", "ACTIVE"]
 
@@ -182,7 +182,7 @@ class _ScenarioLoader(_Loader):
             return None
         self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
                             "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool,
-                            "expect_state": dict, "teams": list},
+                            "expect_state": dict, "teams": list, "variant": str},
                   ("title", "source"), ("scenario",), "[scenario]")
         players = self.players(f.data["player"])
         if players is None:
@@ -225,11 +225,18 @@ class _ScenarioLoader(_Loader):
         seats = {p: spec for p, (_, spec) in enumerate(players)}
         card_specs = tuple(spec for _, spec in cards)
         init: dict[str, InitSpec] = {"phase": InitSpec(values=(START_PHASE,)), "active": InitSpec(values=(active,))}
-        for key in ("step", "first_turn"):  # where in the turn the situation is (500.1, 103.8a)
+        for key in ("step", "first_turn", "variant"):  # where in the turn (500.1, 103.8a); which game (810)
             if key in head:
                 spec = self.value(("scenario", key), key, head[key], ())
                 if spec is not None:
                     init[key] = spec
+        if head.get("variant") == "two_headed_giant" and not adjacent_teams(teams, len(names)):
+            self.err(f.loc("scenario", "variant"), "teams",
+                     "a Two-Headed Giant game needs 'teams' of two or more players sitting together, "
+                     "all the same size (810.1, 810.3, 810.11), e.g. [[\"Alice\", \"Bob\"], [\"Carol\", \"Dan\"]]")
+            return None
+        if head.get("variant") == "two_headed_giant":  # the team takes the turn: its first seat is active
+            init["active"] = InitSpec(values=(min(next(t for t in teams if active in t)),))
         amount = max((max(part.params.values(), default=0) for e in events for part in e.parts), default=0)
         bounds = self.bounds(head.get("bounds", {}), seats, card_specs, init, MARGIN + amount)
         if self.diags:
@@ -598,5 +605,4 @@ def load_scenario(path: Path | str, model: Model) -> Scenario:
             loader.err(loader.f.loc(), "missing", "a scenario needs a [scenario] table and [[player]] tables")
         raise ScenarioError(loader.diags)
     return scenario
-
 

@@ -7,6 +7,7 @@ copy of every slot, named ``life[0]@t``. The choice of rule instance at step
 """
 from __future__ import annotations
 
+from itertools import product
 from typing import Any, Callable, Mapping
 
 import z3
@@ -141,9 +142,15 @@ class Encoder(Walker):
         if node.func in self.model.vocab.preds:
             if all(z3.is_int_value(a) for a in args):
                 return self.pred(node.func, tuple(a.as_long() for a in args), s)
-            out = self.pred(node.func, (self.layout.n - 1,), s)
-            for q in range(self.layout.n - 2, -1, -1):
-                out = z3.If(args[0] == q, self.pred(node.func, (q,), s), out)
+            # an argument known only in the state: a chain of ifs over the seats it may name
+            choices = [[(None, a.as_long())] if z3.is_int_value(a) else [(a, q) for q in range(self.layout.n)]
+                       for a in args]
+            combos = list(product(*choices))
+            out = self.pred(node.func, tuple(q for _, q in combos[-1]), s)
+            for combo in reversed(combos[:-1]):
+                test = [a == q for a, q in combo if a is not None]
+                out = z3.If(z3.And(*test) if len(test) > 1 else test[0],
+                            self.pred(node.func, tuple(q for _, q in combo), s), out)
             return out
         if node.func == "apnap":
             # (q - active) mod N, written for seats in [0, N) (the domain) without '%': Z3 decides

@@ -7,7 +7,7 @@ from typing import Any
 
 import z3
 
-from verify.explicit.drift import Drift
+from verify.explicit.drift import Drift, fixed_values
 from verify.model.state import State
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, Property, graph_names, property_graph_names
 from verify.symbolic.encode import Frame
@@ -45,7 +45,7 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
     ts = ses.ts
     kinds = LOOP_KINDS if kind == "mandatory_loop" else PLAY_KINDS
     allowed = [i.index for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
-    drift = None if ses.bounded else Drift.of(ses.model, ses.config.params)
+    drift = None if ses.bounded else Drift.of(ses.model, ses.config.params, fixed_values(ses.model, ses.config))
     insts = ses.instances(prop)
     begun = ses.prop_spent
     frames = [ts.frame("0")]
