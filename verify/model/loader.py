@@ -32,6 +32,7 @@ from verify.model.types import (
     VarDecl,
     Vocabulary,
     adjacent_teams,
+    team_seats,
 )
 
 __all__ = ["load_model", "bundled_model_dir", "MAX_PLAYERS", "MAX_RANGE", "MAX_STATES"]
@@ -565,7 +566,8 @@ class _Loader:
             teams, team_size = self.config_teams(f, at, spec, players)
             if len(self.diags) > before:
                 continue
-            if "two_headed_giant" in (str(v) for v in init["variant"].explicit()) if "variant" in init else False:
+            variant = init.get("variant")
+            if variant is not None and "two_headed_giant" in (str(v) for v in variant.explicit()):
                 self.two_headed_teams(f, at, players, teams, team_size, init)
                 if len(self.diags) > before:
                     continue
@@ -594,8 +596,7 @@ class _Loader:
         """A Two-Headed Giant configuration seats each team together, all teams of one size, and
         starts on a team's turn: the active player is its team's first seat (805, 810.3)."""
         for n in players:
-            game = teams or (tuple(tuple(range(t, t + team_size)) for t in range(0, n, team_size))
-                             if team_size > 1 else ())
+            game = team_seats(teams, team_size, n)
             if not adjacent_teams(game, n):
                 self.err(f.loc(*at, "teams" if teams else "name"), "teams",
                          f"a Two-Headed Giant game of {n} players needs teams of two or more players sitting "

@@ -149,11 +149,7 @@ class Config:
 
     def teams_for(self, n: int) -> tuple[tuple[int, ...], ...]:
         """The teams of an *n*-player game of this configuration (() for free-for-all)."""
-        if self.teams:
-            return self.teams
-        if self.team_size > 1:
-            return tuple(tuple(range(t, t + self.team_size)) for t in range(0, n, self.team_size))
-        return ()
+        return team_seats(self.teams, self.team_size, n)
 
     def explores(self, n: int) -> bool:
         """Whether explicit exploration covers *n* players: a count the configuration lists for
@@ -218,6 +214,16 @@ def graph_names(e: object) -> set[str]:
 def property_graph_names(prop: Property) -> set[str]:
     """The graph names a property's premise and conclusion ask about."""
     return graph_names(prop.when) | graph_names(prop.then)
+
+
+def team_seats(teams: tuple[tuple[int, ...], ...], team_size: int, n: int) -> tuple[tuple[int, ...], ...]:
+    """The teams of an *n*-player game: the seat lists given, or consecutive seats by *team_size*
+    (() for free-for-all)."""
+    if teams:
+        return teams
+    if team_size > 1:
+        return tuple(tuple(range(t, t + team_size)) for t in range(0, n, team_size))
+    return ()
 
 
 def adjacent_teams(teams: tuple[tuple[int, ...], ...], n: int) -> bool:
