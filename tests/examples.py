@@ -10,7 +10,7 @@ from __future__ import annotations
 STATE = {
     "phase": "draw", "active": 1, "step": "draw_step", "first_turn": False, "would_draw": False, "stack": 0,
     "variant": "standard",
-    "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4], "commander_damage": [0, 0, 0],
+    "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4],
     "to_draw": [1, 0, 2],
     "drew_from_empty": [True, False, False], "would_lose": [False, True, False],
     "would_win": [False, False, True], "status": ["playing", "playing", "lost"],

@@ -2,14 +2,26 @@
 from __future__ import annotations
 
 from verify.checking.trace import Trace, replay
-from verify.explicit.evaluate import Compiler
+from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.explore import explore
-from verify.model.types import Model, Property
+from verify.model.state import Layout, State, slot_choices
+from verify.language.expr import names
+from verify.model.types import Config, Model, Property, property_graph_names
 
 
 def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool]:
     """(premise, conclusion) of *prop* where *trace* ends, after replaying it from an initial state."""
     config = next(c for c in model.configs if c.name == trace.config)
+    env = {prop.var: trace.player} if prop.var else {}
+    s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
+    graphless = not property_graph_names(prop) and "terminal" not in names(prop.when) | names(prop.then)
+    if prop.kind != "terminal" and graphless and trace.loop_start is None:
+        # a state or step property asks nothing of the play graph: replay, and evaluate where it ends
+        # (exploring the game first would take a million states on a configuration only Z3 checks)
+        assert _initial(trace.layout, config, trace.initial), "the trace does not start in an initial state"
+        comp = Compiler(model, trace.layout, config.params)
+        replay(trace, instances(model, trace.layout, config.params, compiler=comp))
+        return bool(comp.expr(prop.when, env)(s, t)), bool(comp.expr(prop.then, env)(s, t))
     graph = explore(model, config, trace.layout.n)
     if trace.initial not in graph.index:  # Z3 may start past an initial range (it releases the upper end)
         graph = explore(model, config, trace.layout.n, initial=[trace.initial])
@@ -17,9 +29,20 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
     terminal = graph.is_terminal()
     comp = Compiler(model, trace.layout, config.params, terminal, graph.oracle)
-    env = {prop.var: trace.player} if prop.var else {}
-    s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
     if trace.loop_start is not None:  # a lasso is about the state its cycle starts from
         s = trace.states[trace.loop_start]
     when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or graph.is_terminal(prop.ignored)(s))
     return when, bool(comp.expr(prop.then, env)(s, t))
+
+
+def _initial(layout: Layout, config: Config, s: State) -> bool:
+    """Whether *s* is an initial state of *config*, an initial range's upper end released (as Z3 does)."""
+    for k, spec in enumerate(slot_choices(layout, config)):
+        if spec.values is None:
+            if spec.lo is not None and s[k] < spec.lo:
+                return False
+            continue
+        values = [layout.codes[str(v)] if layout.types[k] in layout.vocab.enums else v for v in spec.values]
+        if s[k] not in values:
+            return False
+    return True

@@ -703,7 +703,7 @@ def test_location_after_escape_sequence(model_copy: Path) -> None:
 # -- cards and rankings ---------------------------------------------------------------------
 
 def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
-    path = model_copy / "configs.toml"  # the multiplayer ranking (the commander configuration repeats it)
+    path = model_copy / "configs.toml"  # the multiplayer ranking (the commander configuration borrows it)
     text = path.read_text(encoding="utf-8").replace("to_draw[q] > 0) then 1\n", "to_draw[q] > 0) then true\n", 1)
     path.write_text(text, encoding="utf-8")
     run = run_all(model_copy)
@@ -712,6 +712,16 @@ def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
                     *position(text, "if phase == draw and any(q in players: to_draw[q] > 0) then true", 0),
                     "'if' branches differ")
     assert d.code == "type"
+
+
+def test_ranking_naming_an_unknown_configuration(model_copy: Path) -> None:
+    """ranking = "NAME" borrows the measure of a configuration above; a typo points at the line."""
+    text = edit(model_copy, "configs.toml", 'ranking = "two-headed-giant"  #', 'ranking = "two-headed-gaint"  #')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'ranking = "two-headed-gaint"'),
+                "'ranking' names 'two-headed-gaint', which is not a configuration above with a ranking",
+                "did you mean 'two-headed-giant'")
 
 
 def test_card_naming_an_unknown_card(model_copy: Path) -> None:

@@ -81,3 +81,71 @@ def test_locations_do_not_affect_equality() -> None:
     a, b = parse_expr("life[p] <= 0"), parse_expr("  life[p]   <=   0")
     assert a == b and hash(a) == hash(b)
     assert isinstance(a.left, Var) and a.left.loc.col != b.left.loc.col  # type: ignore[union-attr]
+
+
+# A variable kept per player and card (commander_damage[p, c]) in a 3-player state with two cards:
+# slot base + N * card + seat. Reads and writes with indexes known only in the state agree.
+PAIR_ROWS: list[tuple[str, object]] = [
+    ("commander_damage[2, 1]", 21), ("commander_damage[active, 0]", 10), ("commander_damage[p, c]", 11),
+    ("sum(d in cards: commander_damage[2, d])", 41), ("any(d in cards: commander_damage[p, d] >= 21)", False),
+    ("count(q in players: any(d in cards: commander_damage[q, d] >= commander_limit))", 1),
+    ("commander_damage[(active + 1) % N, pos[0]]", 21),
+]
+
+
+def _pair_state(layout: Layout) -> list[object]:
+    s: list[object] = [0] * len(layout.names)
+    for i, t in enumerate(layout.types):
+        if t == "bool":
+            s[i] = False
+    s[layout.base["active"]] = 1
+    s[layout.base["pos"]] = 1  # card 0's position: used as a card index
+    for c in range(2):
+        for p in range(3):
+            s[layout.base["commander_damage"] + 3 * c + p] = 10 * p + (1 if c else 0)
+    return s
+
+
+@pytest.mark.parametrize("src,expected", PAIR_ROWS)
+def test_player_card_variables_agree(model: Model, src: str, expected: object) -> None:
+    layout = Layout.of(model.vocab, 3, ("A", "B"))
+    assert layout.names[layout.base["commander_damage"] + 3 + 2] == "commander_damage[2,B]"
+    s = tuple(_pair_state(layout))
+    expr = parse_expr(src)
+    checker = TypeChecker(model.vocab)
+    assert checker.check_expr(expr, Scope(frozenset({"p", "c"}), cards=frozenset({"c"})), want=None) is not None, \
+        checker.diagnostics
+    env = {"p": 1, "c": 1}
+    assert Compiler(model, layout, PARAMS).expr(expr, env)(s, s) == expected
+    ctx = z3.Context()
+    fs = Frame(layout, "s", ctx)
+    term = Encoder(model, layout, PARAMS, ctx).expr(expr, env, fs, fs)
+    value = z3.simplify(z3.substitute(term, *[(v, z3.BoolVal(x, ctx) if isinstance(x, bool) else z3.IntVal(x, ctx))
+                                              for v, x in zip(fs.vars, s)]))
+    assert (z3.is_true(value) if z3.is_bool(value) else value.as_long()) == expected
+    assert parse_expr(show(expr)) == expr
+
+
+def test_player_card_writes_agree(model: Model) -> None:
+    """A write whose seat is known only in the state lands on the same slot in both back ends."""
+    layout = Layout.of(model.vocab, 3, ("A", "B"))
+    s = tuple(_pair_state(layout))
+    stmts = parse_stmts("commander_damage[active, pos[0]] := commander_damage[active, pos[0]] + 7")
+    static, dynamic = Compiler(model, layout, PARAMS).statements(stmts, {})
+    assert not static and len(dynamic) == 1
+    index, base, value = dynamic[0]
+    slot = base + index(s, None)
+    assert layout.names[slot] == "commander_damage[1,B]" and value(s, None) == 18
+    ctx = z3.Context()
+    fs = Frame(layout, "s", ctx)
+    made = Encoder(model, layout, PARAMS, ctx).update(stmts, {}, fs)
+    subst = [(v, z3.BoolVal(x, ctx) if isinstance(x, bool) else z3.IntVal(x, ctx)) for v, x in zip(fs.vars, s)]
+    for k in range(layout.base["commander_damage"], layout.base["commander_damage"] + 6):
+        got = z3.simplify(z3.substitute(made.get(k, fs[k]), *subst)).as_long()
+        assert got == (18 if k == slot else s[k]), layout.names[k]
+
+
+def test_player_card_variables_need_both_indexes(model: Model) -> None:
+    checker = TypeChecker(model.vocab)
+    checker.check_expr(parse_expr("commander_damage[p] >= 21"), Scope(frozenset({"p"})), want=None)
+    assert any("kept per player and card; write commander_damage[p, c]" in d.message for d in checker.diagnostics)

@@ -187,6 +187,15 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
      "'teams' must put every player on exactly one of two or more teams"),
     ('[scenario]\ntitle = "t"\nsource = "s"\nteams = ["Alice", "Bob"]\n' + TWO, ":4:9:",
      "'teams' is a list of teams, each a list of player names"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[event]]\ncommander_damage = 7\nplayer = "Bob"\n',
+     ":11:1:", "'commander_damage' needs 'commander = \"...\"' naming a card of this scenario"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "Kaalia"\ncommander = true\n'
+     '[[event]]\ncommander_damage = 7\nplayer = "Bob"\ncommander = "Kalia"\n',
+     ":17:13:", "'commander_damage' needs 'commander = \"...\"' naming a card of this scenario (did you mean 'Kaalia'?)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "commander_damage = 7", 1),
+     ":7:20:", "'commander_damage' is kept per card: write a table such as { Kaalia = 7 }"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "commander_damage = { Kaalia = 7 }", 1),
+     ":7:", "'Kaalia' is not a card of this scenario"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:

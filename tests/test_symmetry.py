@@ -95,7 +95,7 @@ def test_reduction_keeps_every_verdict_and_its_traces_are_real_games(name: str, 
     config = _config(MODEL, name)
     full, reduced = explore(MODEL, config, n), explore(MODEL, config, n, symmetric=True)
     assert len(reduced.states) <= len(full.states)
-    if name in ("duel", "multiplayer", "commander"):
+    if name in ("duel", "multiplayer"):  # (commander's cards sit at fixed seats: no rotation of its games is reached)
         assert len(reduced.states) < len(full.states)
     starts = set(initial_states(full.layout, config))
     fctx, rctx = GraphContext(full), GraphContext(reduced)

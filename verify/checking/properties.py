@@ -13,7 +13,7 @@ from verify.explicit.evaluate import Compiler, Fn, Instance
 from verify.explicit.explore import StateGraph
 from verify.language.expr import Call, ForAll, Quant, Var, children, names
 from verify.model.state import State
-from verify.model.types import Model, Property
+from verify.model.types import Model, Property, Rule
 
 __all__ = ["check_explicit", "explain", "GraphContext"]
 
@@ -56,36 +56,54 @@ def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
 
 
 def explain(model: Model, compiler: Compiler, inst: Instance, s: State) -> tuple[str, ...]:
-    """The clause and exception rules that held in *s* for the predicates *inst* consulted."""
+    """The clause and exception rules that held in *s* for the predicates *inst* consulted: those
+    it consults directly, and those a clause or exception that held consults in turn (a teammate's
+    leaves_with is shown under the loss it carried, not for every head of every team)."""
+    roots, entries = _consulted(model, compiler, inst)
+    reach, grew = set(roots), True
+    held: dict[_Pred, list[str]] = {}
+    while grew:  # the entries are in report order, not in the order they consult each other
+        grew = False
+        for key, tag, clauses, exceptions in entries:
+            if key not in reach or key in held:
+                continue
+            rules = [(rid, kids) for rid, f, kids in clauses if f(s, None)]
+            if rules:
+                rules += [(rid, kids) for rid, f, kids in exceptions if f(s, None)]
+            held[key] = [rid + tag for rid, _ in rules]
+            for _, kids in rules:
+                grew |= not kids <= reach
+                reach |= kids
     out: list[str] = []
-    for tag, clauses, exceptions in _consulted(model, compiler, inst):
-        held = [rid for rid, f in clauses if f(s, None)]
-        if held:
-            held += [rid for rid, f in exceptions if f(s, None)]
-        for rid in held:
-            if rid + tag not in out:
-                out.append(rid + tag)
+    for key, *_ in entries:
+        for rid in held.get(key, ()):
+            if rid not in out:
+                out.append(rid)
     return tuple(out)
 
 
-_Consulted = tuple[tuple[str, tuple[tuple[str, Fn], ...], tuple[tuple[str, Fn], ...]], ...]
+_Pred = tuple[str, tuple[int, ...]]  # a predicate instance: name and arguments
+_Clauses = tuple[tuple[str, Fn, frozenset[_Pred]], ...]  # rule id, compiled guard, instances it consults
+_Consulted = tuple[frozenset[_Pred], tuple[tuple[_Pred, str, _Clauses, _Clauses], ...]]
 _Key = tuple[int, str, tuple[tuple[str, int], ...]]
 _CONSULTED: "weakref.WeakKeyDictionary[Compiler, dict[_Key, _Consulted]]" = weakref.WeakKeyDictionary()
 
 
 def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
-    """The predicate instances *inst* consults, directly or through their clauses, in the order
-    :func:`explain` reports them: each with its tag and compiled clauses and exceptions. Which
-    these are depends on the rule and its parameters only, so it is worked out once per instance."""
+    """The predicate instances *inst* consults directly, and every one reachable through their
+    clauses, in the order :func:`explain` reports them: each with its tag and its compiled clauses
+    and exceptions, each of those with the instances it consults. Which these are depends on the
+    rule and its parameters only, so it is worked out once per instance."""
     cache = _CONSULTED.setdefault(compiler, {})
     which = (id(model), inst.rule.id, tuple(sorted(inst.env().items())))
     if which in cache:
         return cache[which]
     names, n = set(model.vocab.preds), compiler.layout.n
-    todo: set[tuple[str, tuple[int, ...]]] = set()
+    todo: set[_Pred] = set()
     for node in (inst.rule.when, *inst.rule.then):
         _refs(node, names, inst.env(), n, todo)
-    seen: set[tuple[str, tuple[int, ...]]] = set()
+    roots = frozenset(todo)
+    seen: set[_Pred] = set()
     out = []
     while todo:
         key = min(todo)
@@ -95,12 +113,19 @@ def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
         seen.add(key)
         pred, args = key
         penv = dict(zip(model.vocab.preds[pred].params, args))
-        for r in model.clauses(pred) + model.exceptions(pred):
-            _refs(r.when, names, penv, n, todo)
-        out.append((f"({','.join(f'P{a}' for a in args)})" if args else "",
-                    tuple((r.id, compiler.expr(r.when, penv)) for r in model.clauses(pred)),
-                    tuple((r.id, compiler.expr(r.when, penv)) for r in model.exceptions(pred))))
-    cache[which] = tuple(out)
+
+        def compiled(rules: tuple[Rule, ...]) -> _Clauses:
+            made = []
+            for r in rules:
+                kids: set[_Pred] = set()
+                _refs(r.when, names, penv, n, kids)
+                todo.update(kids)
+                made.append((r.id, compiler.expr(r.when, penv), frozenset(kids)))
+            return tuple(made)
+
+        out.append((key, f"({','.join(f'P{a}' for a in args)})" if args else "",
+                    compiled(model.clauses(pred)), compiled(model.exceptions(pred))))
+    cache[which] = (roots, tuple(out))
     return cache[which]
 
 

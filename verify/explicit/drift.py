@@ -90,14 +90,16 @@ class Drift:
                                   "==": (c - 1, c + 1), "!=": (c - 1, c + 1)}[op]
                         lows[var.name].append(lo)
                         highs[var.name].append(hi)
-                        if var.index is not None:
-                            visit(var.index, None)
+                        for idx in (var.index, var.card):
+                            if idx is not None:
+                                visit(idx, None)
                         return
             if isinstance(e, Var) and e.name in ints:
                 if e.name != self_var:
                     observed.add(e.name)
-                if e.index is not None:
-                    visit(e.index, None)
+                for idx in (e.index, e.card):
+                    if idx is not None:
+                        visit(idx, None)
                 return
             if self_var is not None and isinstance(e, Binary) and e.op in ("+", "-"):
                 # x := x + e / x - e keeps x a translation; e itself is observed normally
@@ -124,8 +126,9 @@ class Drift:
             for stmt in rule.then:
                 for a in (stmt.body if isinstance(stmt, ForAll) else (stmt,)):
                     assert isinstance(a, Assign)
-                    if a.target.index is not None:
-                        visit(a.target.index, None)
+                    for idx in (a.target.index, a.target.card):
+                        if idx is not None:
+                            visit(idx, None)
                     visit(a.value, a.target.name)
         safe = {x: (min(lows[x]) if lows[x] else None, max(highs[x]) if highs[x] else None)
                 for x in sorted(ints - observed)}

@@ -96,13 +96,26 @@ class Compiler(Walker):
         if a.target.index is None:
             static.append((base, value))
             return
-        idx = self.walk(a.target.index, env)
+        idx = self._offset(a.target, env)
         if idx.is_const:
             static.append((base + idx.const, value))
         else:
             dynamic.append((idx.fn, base, value))
 
     # -- helpers ------------------------------------------------------------------------
+    def _offset(self, var: Var, env: Mapping[str, int]) -> _C:
+        """The slot of an indexed variable past its first: the seat or card, or for a variable
+        kept per player and card, the seat plus N times the card (Layout's order)."""
+        assert var.index is not None
+        idx: _C = self.walk(var.index, env)
+        if var.card is None:
+            return idx
+        card, n = self.walk(var.card, env), self.layout.n
+        if idx.is_const and card.is_const:
+            return _const(idx.const + n * card.const)
+        f, g = idx.fn, card.fn
+        return _C(lambda s, t: f(s, t) + n * g(s, t))
+
     def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
         n = self.layout.n
         if isinstance(dom, Call):  # opponents(x) or team(x), x bound (checked by the type checker)
@@ -162,7 +175,7 @@ class Compiler(Walker):
         if node.index is None:
             k = base
         else:
-            idx = self.walk(node.index, env)
+            idx = self._offset(node, env)
             if not idx.is_const:
                 f = idx.fn
                 if node.primed:

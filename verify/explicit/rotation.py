@@ -35,7 +35,7 @@ class Rotation:
     """
 
     layout: Layout
-    blocks: tuple[int, ...]  # the first slot of each per-player variable
+    blocks: tuple[int, ...]  # the first slot of each block of N seat-indexed slots (Layout.blocks)
     seats: tuple[int, ...]  # slots whose value is a seat
     anchor: int  # the seat-valued game variable the canonical state puts at seat 0
 
@@ -46,7 +46,7 @@ class Rotation:
         anchors = [layout.base[v.name] for v in vocab.game_vars() if v.type == SEAT]
         if not anchors:
             return None
-        blocks = tuple(layout.base[v.name] for v in vocab.player_vars())
+        blocks = tuple(layout.blocks())
         seats = tuple(k for k, t in enumerate(layout.types) if t == SEAT)
         return cls(layout, blocks, seats, anchors[0])
 

@@ -42,6 +42,8 @@ class Var:
     index: "Expr | None" = None
     primed: bool = False
     loc: SourceLoc = _loc()
+    # The second index of a variable kept per player and card (``commander_damage[p, c]``): the card.
+    card: "Expr | None" = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,7 +66,8 @@ class _Build(lark.Transformer[Any, Any]):
         if primed:
             rest = rest[1:]
         index = rest[0] if rest else None
-        return Var(str(name), index, primed, self._tok(name))
+        card = rest[1] if len(rest) > 1 else None
+        return Var(str(name), index, primed, self._tok(name), card)
 
     @lark.v_args(meta=True)
     def call(self, meta: Any, children: list[Any]) -> Expr:
@@ -181,7 +182,7 @@ def parse_expr(text: str, origin: SourceLoc = SourceLoc("<expr>", 1, 1)) -> Expr
     """Parse one expression.
 
     >>> parse_expr("life[p] <= 0")
-    Binary(op='<=', left=Var(name='life', index=Var(name='p', index=None, primed=False), primed=False), right=Lit(value=0))
+    Binary(op='<=', left=Var(name='life', index=Var(name='p', index=None, primed=False, card=None), primed=False, card=None), right=Lit(value=0))
     """
     return _parse(text, origin, "start_expr")  # type: ignore[no-any-return]
 
@@ -190,6 +191,6 @@ def parse_stmts(text: str, origin: SourceLoc = SourceLoc("<stmts>", 1, 1)) -> tu
     """Parse a rule's effect: assignments separated by ``;``.
 
     >>> parse_stmts("phase := check")
-    (Assign(target=Var(name='phase', index=None, primed=False), value=Var(name='check', index=None, primed=False)),)
+    (Assign(target=Var(name='phase', index=None, primed=False, card=None), value=Var(name='check', index=None, primed=False, card=None)),)
     """
     return _parse(text, origin, "start_stmts")  # type: ignore[no-any-return]

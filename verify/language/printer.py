@@ -18,7 +18,10 @@ class _Printer(Walker):
 
     def walk_Var(self, node: Var) -> str:
         out = node.name + ("'" if node.primed else "")
-        return out + (f"[{self.walk(node.index)}]" if node.index is not None else "")
+        if node.index is None:
+            return out
+        card = f", {self.walk(node.card)}" if node.card is not None else ""
+        return out + f"[{self.walk(node.index)}{card}]"
 
     def walk_Call(self, node: Call) -> str:
         return f"{node.func}({', '.join(self.walk(a) for a in node.args)})"

@@ -88,7 +88,8 @@ class TypeChecker(Walker):
         if decl.fixed:
             self._err(a.target.loc, "assign",
                       f"'{decl.name}' is a fixed effect chosen by the configuration; rules cannot assign it")
-        key: object = (a.target.name, a.target.index if qvar is None else ("forall", a.target.index))
+        at = (a.target.index, a.target.card)
+        key: object = (a.target.name, at if qvar is None else ("forall", at))
         if key in seen:
             self._err(a.target.loc, "assign", f"'{a.target.name}' is assigned twice in one rule")
         seen[key] = a.target.loc
@@ -132,15 +133,21 @@ class TypeChecker(Walker):
             self._err(node.loc, "prime", f"'{node.name}'' (post-state) is only allowed in step properties")
         decl = self.vocab.vars.get(node.name)
         if decl is not None:
-            if decl.scope in ("player", "card"):
-                if node.index is None:
-                    x = "p" if decl.scope == "player" else "c"
-                    self._err(node.loc, "index", f"'{node.name}' is kept per {decl.scope}; write {node.name}[{x}]")
+            if decl.scope in ("player", "card", "player_card"):
+                two = decl.scope == "player_card"
+                if node.index is None or (node.card is not None) != two:
+                    x = "p, c" if two else "p" if decl.scope == "player" else "c"
+                    kept = "player and card" if two else decl.scope
+                    self._err(node.loc, "index", f"'{node.name}' is kept per {kept}; write {node.name}[{x}]")
                     return decl.type
                 itype = self.walk(node.index, scope)
-                want = PLAYER if decl.scope == "player" else CARD
+                want = CARD if decl.scope == "card" else PLAYER
                 if itype not in (want, INT):
-                    self._err(node.index.loc, "type", f"a {decl.scope} index must be a {want}, found {itype}")
+                    self._err(node.index.loc, "type", f"a {want} index must be a {want}, found {itype}")
+                if node.card is not None:
+                    ctype = self.walk(node.card, scope)
+                    if ctype not in (CARD, INT):
+                        self._err(node.card.loc, "type", f"a card index must be a card, found {ctype}")
             elif node.index is not None:
                 self._err(node.loc, "index", f"'{node.name}' is a game variable and takes no index")
             return decl.type

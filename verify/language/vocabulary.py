@@ -19,7 +19,7 @@ LOOP_NAMES = ("mandatory_loop", "in_cycle", "optional_available")  # the ones a 
 @dataclass(frozen=True, slots=True)
 class VarDecl:
     name: str
-    scope: str  # "game", "player" or "card"
+    scope: str  # "game", "player", "card" or "player_card" (one value per player and card)
     type: str  # "int", "bool", "player", "card" or an enumeration name
     min: int | None
     fixed: bool
@@ -69,3 +69,7 @@ class Vocabulary:
 
     def card_vars(self) -> list[VarDecl]:
         return [v for v in self.vars.values() if v.scope == "card"]
+
+    def player_card_vars(self) -> list[VarDecl]:
+        """Variables kept per player and card (``commander_damage[p, c]``)."""
+        return [v for v in self.vars.values() if v.scope == "player_card"]

@@ -74,6 +74,8 @@ def domain_text(vocab: Vocabulary) -> str:
             continue
         if v.scope == "game":
             parts.append(f"{v.name}' >= {v.min}")
+        elif v.scope == "player_card":
+            parts.append(f"all(q in players: all(c in cards: {v.name}'[q, c] >= {v.min}))")
         else:
             q, dom = ("q", "players") if v.scope == "player" else ("c", "cards")
             parts.append(f"all({q} in {dom}: {v.name}'[{q}] >= {v.min})")
@@ -195,8 +197,8 @@ class _Loader:
         f = _File(path, self.display(path), self.diags)
         if not f.ok:
             return None
-        self.keys(f, f.data, {"enums": dict, "game": dict, "player": dict, "card": dict, "predicate": dict,
-                              "param": dict}, (), (), "state.toml")
+        self.keys(f, f.data, {"enums": dict, "game": dict, "player": dict, "card": dict, "player_card": dict,
+                              "predicate": dict, "param": dict}, (), (), "state.toml")
         enums: dict[str, tuple[str, ...]] = {}
         seen_values: dict[str, str] = {}
         for name, values in _table(f.data, "enums").items():
@@ -211,7 +213,7 @@ class _Loader:
             enums[name] = tuple(values)
         types = ("int", "bool", "player", "card") + tuple(enums)
         variables: dict[str, VarDecl] = {}
-        for scope in ("game", "player", "card"):
+        for scope in ("game", "player", "card", "player_card"):
             for name, spec in _table(f.data, scope).items():
                 at = (scope, name)
                 if not isinstance(spec, dict):
@@ -438,9 +440,10 @@ class _Loader:
         optional = [r.id for r in rules if r.kind == "optional"]
         for i, spec in enumerate(_array(f.data, "config")):
             at: tuple[object, ...] = ("config", i)
-            allowed = {"name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict,
-                       "init": dict, "seats": dict, "actions": list, "max_states": int, "card": list,
-                       "ranking": list, "symmetry": bool, "scope": str, "teams": list, "team_size": int}
+            allowed: dict[str, type | tuple[type, ...]] = {
+                "name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict, "init": dict,
+                "seats": dict, "actions": list, "max_states": int, "card": list, "ranking": (list, str),
+                "symmetry": bool, "scope": str, "teams": list, "team_size": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
                 continue
@@ -489,7 +492,7 @@ class _Loader:
                              f"{MAX_RANGE} per counter (prove larger ranges with the z3 engine)")
                 bounds[name] = (lo, hi)
             for name, vdecl in vocab.vars.items():
-                if vdecl.fixed or (vdecl.scope == "card" and not spec.get("card")):
+                if vdecl.fixed or (vdecl.scope in ("card", "player_card") and not spec.get("card")):
                     continue  # never written, or no card to write it
                 if vdecl.type == "int" and name not in bounds:
                     self.err(f.loc(*at), "missing", f"configuration '{spec['name']}' has no bound for '{name}'")
@@ -535,7 +538,17 @@ class _Loader:
                                   "configuration '" + spec["name"] + "' leaves it out")
             ranking: list[Expr] = []
             checker = TypeChecker(vocab, self.diags)
-            for r, text in enumerate(spec.get("ranking", [])):
+            shared = spec.get("ranking")
+            if isinstance(shared, str):  # ranking = "multiplayer": the measure of a configuration above
+                have = {c.name: c for c in out}
+                if shared not in have or not have[shared].ranking:
+                    ranked = [c.name for c in out if c.ranking]
+                    self.err(f.loc(*at, "ranking"), "name",
+                             f"'ranking' names '{shared}', which is not a configuration above with a ranking"
+                             f"{suggest(shared, ranked)}")
+                else:
+                    ranking.extend(have[shared].ranking)
+            for r, text in enumerate(spec.get("ranking", []) if not isinstance(shared, str) else []):
                 if not isinstance(text, str):
                     self.err(f.loc(*at, "ranking"), "type", "'ranking' lists integer expressions, as strings")
                     continue

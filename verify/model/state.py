@@ -17,8 +17,10 @@ class Layout:
     """Slot numbers of every variable instance in an N-player state.
 
     Game variables come first in declaration order, then each per-player
-    variable for seats 0..N-1, so ``slot(var, p) == base[var] + p``. The tuple
-    of slot values is the state's canonical key.
+    variable for seats 0..N-1, so ``slot(var, p) == base[var] + p``, then each
+    per-card variable, then each variable kept per player and card, whose slot
+    for seat p and card c is ``base[var] + N * c + p``. The tuple of slot values
+    is the state's canonical key.
     """
 
     vocab: Vocabulary
@@ -52,6 +54,12 @@ class Layout:
             for c in range(len(cards)):
                 names.append(f"{v.name}[{cards[c]}]")
                 types.append(v.type)
+        for v in vocab.player_card_vars():  # slot base + N * card + seat: one per-player block per card
+            base[v.name] = len(names)
+            for c in range(len(cards)):
+                for p in range(n):
+                    names.append(f"{v.name}[{p},{cards[c]}]")
+                    types.append(v.type)
         codes = {value: i for values in vocab.enums.values() for i, value in enumerate(values)}
         return cls(vocab, n, base, tuple(names), tuple(types), codes, tuple(cards), tuple(teams))
 
@@ -78,9 +86,17 @@ class Layout:
         return len(self.cards)
 
     def count(self, var: str) -> int:
-        """How many slots *var* has: 1, N (per player) or K (per card)."""
+        """How many slots *var* has: 1, N (per player), K (per card) or N * K (per player and card)."""
         scope = self.vocab.vars[var].scope
-        return self.n if scope == "player" else self.k if scope == "card" else 1
+        return {"player": self.n, "card": self.k, "player_card": self.n * self.k}.get(scope, 1)
+
+    def blocks(self) -> list[int]:
+        """The first slot of every block of N slots indexed by seat: each per-player variable, and
+        each card's part of a variable kept per player and card."""
+        out = [self.base[v.name] for v in self.vocab.player_vars()]
+        for v in self.vocab.player_card_vars():
+            out.extend(self.base[v.name] + self.n * c for c in range(self.k))
+        return out
 
     def var_of(self, index: int) -> str:
         return self.names[index].split("[")[0]
@@ -113,7 +129,8 @@ class Layout:
         return {name: self.plain(i, v) for i, (name, v) in enumerate(zip(self.names, state))}
 
     def show(self, state: State) -> str:
-        """A compact one-line description: game variables, then one group per player."""
+        """A compact one-line description: game variables, then one group per player (a variable kept
+        per player and card shown only for the cards where it is not 0 or false), then one per card."""
         parts = []
         for v in self.vocab.game_vars():
             i = self.base[v.name]
@@ -123,6 +140,11 @@ class Layout:
             for v in self.vocab.player_vars():
                 i = self.base[v.name] + p
                 fields.append(f"{v.name}={self.show_value(i, state[i])}")
+            for v in self.vocab.player_card_vars():  # only the cards with a value: a tally per commander
+                for c, card in enumerate(self.cards):
+                    i = self.base[v.name] + self.n * c + p
+                    if state[i]:
+                        fields.append(f"{v.name}[{card}]={self.show_value(i, state[i])}")
             parts.append(f"P{p}[{' '.join(fields)}]")
         for c, card in enumerate(self.cards):
             fields = []
@@ -162,6 +184,12 @@ def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> li
         for c in range(layout.k):
             card = config.cards[c] if c < len(config.cards) else {}
             out.append(card.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
+    for v in vocab.player_card_vars():  # a seat's value for the card ("name[card]"), for every card, or the game's
+        for c in range(layout.k):
+            for p in range(layout.n):
+                seat = config.seats.get(p, {})
+                out.append(seat.get(f"{v.name}[{layout.cards[c]}]",
+                                    seat.get(v.name, config.init.get(v.name, _default(vocab, v.name)))))
     return out
 
 

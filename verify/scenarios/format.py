@@ -68,6 +68,8 @@ class EventKind:
     by_controller: bool = True  # a card event is the card's controller's (else the active player's)
     # A 'flag' event repeats (up to MAX_ROUNDS) until each of these has held in turn where play rests.
     until: tuple[str, ...] = ()
+    # The event's key that names the card its rule is fired for (the commander dealing the damage).
+    source: str | None = None
 
 
 EVENT_KINDS: Mapping[str, EventKind] = {
@@ -78,7 +80,7 @@ EVENT_KINDS: Mapping[str, EventKind] = {
     "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
     "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
     "commander_damage": EventKind("903.10a/damage", None, "commander_step", "count",
-                                  "a commander deals {n} combat damage to {who}"),
+                                  "{card} deals {n} combat damage to {who}", source="commander"),
     "draw_offer": EventKind("121.3", None, None, "player",
                             "an effect offers {who} the choice to draw a card, and {who} choose{s} to draw"),
     "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
@@ -286,10 +288,18 @@ class _ScenarioLoader(_Loader):
             if not isinstance(values, dict):
                 self.err(f.loc(*at), "type", f"'{who}' takes a table of values, e.g. {{ life = 20 }}")
                 continue
-            known = [v.name for v in (self.vocab.player_vars() if scope == "player" else self.vocab.card_vars())]
+            known = [v.name for v in (self.vocab.player_vars() + self.vocab.player_card_vars() if scope == "player"
+                                      else self.vocab.card_vars())]
             for name, value in values.items():
                 if name not in known:
                     self.err(f.loc(*at, name), "name", f"'{name}' is not a {scope} variable{suggest(name, known)}")
+                    continue
+                if self.vocab.vars[name].scope == "player_card":  # { Kaalia = 7 }: one value per card
+                    p = players.index(who)
+                    for card, one in self.per_card(at + (name,), name, value, cards).items():
+                        if one.values:
+                            out.append((who, p + len(players) * cards.index(card), f"{name}[{card}]",
+                                        one.values[0], f.loc(*at, name, card)))
                     continue
                 spec = self.value(at + (name,), name, value, cards)
                 if spec is not None and spec.values:
@@ -303,7 +313,9 @@ class _ScenarioLoader(_Loader):
                                                 f"not {len(tables)}")
             return None
         out: list[tuple[str, dict[str, InitSpec]]] = []
-        known = [v.name for v in self.vocab.player_vars()]
+        known = [v.name for v in self.vocab.player_vars() + self.vocab.player_card_vars()]
+        raw = self.f.data.get("card", [])
+        card_names = tuple(str(t.get("name")) for t in (raw if isinstance(raw, list) else []) if isinstance(t, dict))
         for i, table in enumerate(tables):
             at: tuple[object, ...] = ("player", i)
             if not isinstance(table, dict):
@@ -324,6 +336,10 @@ class _ScenarioLoader(_Loader):
                     continue
                 if key not in known:
                     self.err(f.loc(*at, key), "name", f"'{key}' is not a player variable{suggest(key, known)}")
+                    continue
+                if self.vocab.vars[key].scope == "player_card":
+                    values.update((f"{key}[{card}]", spec) for card, spec
+                                  in self.per_card(at + (key,), key, value, card_names).items())
                     continue
                 spec = self.value(at + (key,), key, value, ())
                 if spec is not None:
@@ -374,6 +390,23 @@ class _ScenarioLoader(_Loader):
             return None
         return spec
 
+    def per_card(self, at: tuple[object, ...], name: str, value: Any, card_names: tuple[str, ...]
+                 ) -> dict[str, InitSpec]:
+        """A variable kept per player and card: a table of one value per card, { Kaalia = 7 }."""
+        if not isinstance(value, dict):
+            self.err(self.f.loc(*at), "type", f"'{name}' is kept per card: write a table such as {{ Kaalia = 7 }}")
+            return {}
+        out = {}
+        for card, v in value.items():
+            if card not in card_names:
+                self.err(self.f.loc(*at, card), "name", f"{card!r} is not a card of this scenario"
+                                                        f"{suggest(str(card), card_names)}")
+                continue
+            spec = self.value(at + (card,), name, v, card_names)
+            if spec is not None:
+                out[card] = spec
+        return out
+
     def player_ref(self, value: Any, players: tuple[str, ...], at: tuple[object, ...]) -> int | None:
         if isinstance(value, str):
             if value in players:
@@ -417,7 +450,7 @@ class _ScenarioLoader(_Loader):
                 self.err(f.loc(*at), "type", "each [[event]] is a table")
                 continue
             kinds = [k for k in table if k in EVENT_KINDS]
-            modifiers = ("player", "each", "note", "at_once")
+            modifiers = ("player", "each", "note", "at_once") + tuple(k.source for k in EVENT_KINDS.values() if k.source)
             extra = [k for k in table if k not in EVENT_KINDS and k not in modifiers]
             for k in extra:
                 self.err(f.loc(*at, k), "key", f"unknown key '{k}' in an event"
@@ -478,13 +511,22 @@ class _ScenarioLoader(_Loader):
         value = table[kind]
         parts: list[Part] = []
         if spec.value == "count":
+            source, src = None, ""
+            if spec.source is not None:  # commander = "Kaalia": the card the rule is fired for
+                src = str(table.get(spec.source, ""))
+                if src not in card_names:
+                    self.err(f.loc(*at, spec.source) if spec.source in table else f.loc(*at), "name",
+                             f"'{kind}' needs '{spec.source} = \"...\"' naming a card of this scenario"
+                             f"{suggest(src, card_names) if src else ''}")
+                    return None
+                source = card_names.index(src)
             if isinstance(value, dict):  # { Alice = 2, Bob = 3 }: several players (player/each are for the others)
                 for who, n in value.items():
                     p = self.player_ref(who, players, at + (kind, who))
                     if p is None or not self.amount(at + (kind, who), n):
                         return None
-                    parts.append(self.part(spec.one, p, None, spec.param, n, at))
-                return parts, " and ".join(spec.text.format(who=w, s="s", n=n, card="") for w, n in value.items())
+                    parts.append(self.part(spec.one, p, source, spec.param, n, at))
+                return parts, " and ".join(spec.text.format(who=w, s="s", n=n, card=src) for w, n in value.items())
             if not self.amount(at + (kind,), value):
                 return None
             if each:
@@ -500,8 +542,8 @@ class _ScenarioLoader(_Loader):
             p = self.player_ref(table["player"], players, at + ("player",))
             if p is None:
                 return None
-            return [self.part(spec.one, p, None, spec.param, value, at)], \
-                spec.text.format(who=players[p], s="s", n=value, card="")
+            return [self.part(spec.one, p, source, spec.param, value, at)], \
+                spec.text.format(who=players[p], s="s", n=value, card=src)
         if spec.value == "times":
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4 * MAX_ROUNDS:
                 self.err(f.loc(*at, kind), "type", f"'{kind}' takes how many times: 1 to {4 * MAX_ROUNDS}")
@@ -553,6 +595,8 @@ class _ScenarioLoader(_Loader):
                 continue
             starts: list[int] = []
             specs = ([s.get(v.name) for s in seats.values()] if v.scope == "player" else
+                     [x for s in seats.values() for k, x in s.items() if k.split("[")[0] == v.name]
+                     if v.scope == "player_card" else
                      [c.get(v.name) for c in cards] if v.scope == "card" else [init.get(v.name)])
             for s in specs:
                 starts += [int(x) for x in (s.explicit() if s is not None else (0,))]  # type: ignore[call-overload]

@@ -328,10 +328,16 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
 
 
+def _slot(layout: Layout, var: str, index: int) -> int:
+    """The slot of an expect_state entry: commander_damage[Kaalia] names a variable kept per player and
+    card, whose index is then seat + N * card."""
+    return layout.slot(var.split("[")[0], index)
+
+
 def _missed(layout: Layout, scenario: Scenario, s: State) -> Iterator[tuple[str, str, int, object, SourceLoc]]:
     """Each value of the scenario's expect_state that *s* lacks: who, variable, slot, value, where."""
     for who, index, var, want, loc in scenario.expect_state:
-        slot = layout.slot(var, index)
+        slot = _slot(layout, var, index)
         if layout.plain(slot, s[slot]) != want:
             yield who, var, slot, want, loc
 
@@ -363,7 +369,8 @@ def _label(run: _Player, s: State) -> tuple[str, str]:
     lost = [names[p] for p in range(lay.n) if status[p] == "lost"]
     if run.over(s, None):
         if won:
-            return (f"{' and '.join(won)} win{'s' if len(won) == 1 else ''}", "win")
+            names_ = ", ".join(won[:-1]) + " and " + won[-1] if len(won) > 1 else won[0]  # Dan, Erin and Fay win
+            return (f"{names_} win{'s' if len(won) == 1 else ''}", "win")
         if "drawn" in status:
             return ("draw", "draw")
         return ("game over, nobody wins", "over")
@@ -432,7 +439,7 @@ def _shown(layout: Layout, slot: int, plain: object) -> str:
 def wanted(sim: Simulation) -> str:
     """What the scenario expects: its outcomes, then the values they must end with."""
     sc = sim.scenario
-    state = ", ".join(f"{who}'s {var} {_shown(sim.layout, sim.layout.slot(var, i), value)}"
+    state = ", ".join(f"{who}'s {var} {_shown(sim.layout, _slot(sim.layout, var, i), value)}"
                       for who, i, var, value, _ in sc.expect_state)
     return "; ".join(list(sc.expect or ()) + ([f"ending with {state}"] if state else []))
 

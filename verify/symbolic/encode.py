@@ -97,6 +97,14 @@ class Encoder(Walker):
             self._memo[key] = z3.And(yes, z3.Not(no))
         return self._memo[key]
 
+    def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
+        assert var.index is not None
+        idx = self.walk(var.index, env, s, t)
+        if var.card is None:
+            return idx
+        return z3.simplify(idx + self.layout.n * self.walk(var.card, env, s, t))
+
     def _select(self, base: int, idx: Any, frame: Any) -> Any:
         count = self.layout.count(self.layout.var_of(base))
         out = frame[base + count - 1]
@@ -130,7 +138,7 @@ class Encoder(Walker):
         base = self.layout.base[name]
         if node.index is None:
             return frame[base]
-        idx = self.walk(node.index, env, s, t)
+        idx = self._offset(node, env, s, t)
         if z3.is_int_value(idx):
             return frame[base + idx.as_long()]
         return self._select(base, idx, frame)
@@ -232,7 +240,7 @@ class Encoder(Walker):
             if a.target.index is None:
                 static[base] = value
                 return
-            idx = self.walk(a.target.index, e, s, None)
+            idx = self._offset(a.target, e, s, None)
             if z3.is_int_value(idx):
                 static[base + idx.as_long()] = value
             else:
