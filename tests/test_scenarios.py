@@ -196,6 +196,11 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
      ":7:20:", "'commander_damage' is kept per card: write a table such as { Kaalia = 7 }"),
     ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "commander_damage = { Kaalia = 7 }", 1),
      ":7:", "'Kaalia' is not a card of this scenario"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "Grizzly Bears"\n',
+     ":12:8:", "'Grizzly Bears' cannot name a card: a name is a letter, then letters, digits, '_' or '-'"
+               " (e.g. \"Grizzly_Bears\")"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\ncommander = true\n',
+     ":11:1:", "each [[card]] needs a 'name' such as \"Sanctum\""),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:

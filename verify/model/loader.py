@@ -665,8 +665,15 @@ class _Loader:
             self.err(f.loc(*at, "card"), "bounds", f"{len(tables)} cards; a configuration may have at most {MAX_CARDS}")
         for c, table in enumerate(tables):
             name = table.get("name") if isinstance(table, dict) else None
-            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
-                self.err(f.loc(*at, "card", c), "key", "each [[config.card]] needs a 'name' such as \"Sanctum\"")
+            section = "[[config.card]]" if at else "[[card]]"
+            if not isinstance(name, str):
+                self.err(f.loc(*at, "card", c), "key", f"each {section} needs a 'name' such as \"Sanctum\"")
+                name = f"card{c}"
+            elif not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                fixed = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "Sanctum"
+                self.err(f.loc(*at, "card", c, "name"), "name",
+                         f"'{name}' cannot name a card: a name is a letter, then letters, digits, '_' or '-'"
+                         f" (e.g. \"{fixed if fixed[0].isalpha() else 'Card_' + fixed}\")")
                 name = f"card{c}"
             elif name in names:
                 self.err(f.loc(*at, "card", c, "name"), "duplicate", f"two cards are named '{name}'")
