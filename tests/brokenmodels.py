@@ -29,6 +29,7 @@ class Broken:
     z3_config: str | None = None  # the game Z3 refutes it on (all games when None)
     both: bool = False  # checked with both engines too: exploration alone does not see it
     explored: bool = True  # False: the violation lies in a game only Z3 checks (explore_players = [])
+    explicit_config: str | None = None  # the game exploration refutes it on (all games when None)
 
     @property
     def path(self) -> Path:
@@ -39,7 +40,7 @@ def specs() -> list[Broken]:
     data = tomllib.loads(SPEC.read_text(encoding="utf-8"))
     return [Broken(b["name"], b["kind"], b["property"], b.get("rule"), b["why"],
                    tuple((e["file"], e["replace"], e["with"]) for e in b["edit"]), b.get("z3", True),
-                   b.get("z3_config"), b.get("both", False), b.get("explored", True))
+                   b.get("z3_config"), b.get("both", False), b.get("explored", True), b.get("explicit_config"))
             for b in data["broken"]]
 
 

@@ -16,6 +16,7 @@ STATE = {
     "would_win": [False, False, True], "status": ["playing", "playing", "lost"],
     "cant_lose": [False, True, False], "cant_win": [False, False, False],
     "cant_draw": [True, False, False], "empty_draw_wins": [False, False, True],
+    "limited_range": False, "range": [1, 2, 1], "vacated": [False, False, True], "is_emperor": [False, False, False],
 }
 AFTER = {**STATE, "phase": "check", "life": [2, -1, 0], "library": [0, 1, 5]}
 PARAMS = {"draw_n": 2, "life_step": 1, "poison_step": 5, "poison_limit": 10, "commander_step": 7, "commander_limit": 21}
@@ -40,6 +41,9 @@ ROWS: list[tuple[str, object]] = [
     ("count(q in players: status[q] == playing)", 2), ("sum(q in players: poison[q])", 14),
     ("count(q in opponents(p): life[q] <= 0)", 1),
     ("apnap(0)", 2), ("apnap(p)", 0), ("apnap(2)", 1),
+    ("seats(0, 2)", 2), ("seats(2, 0)", 1), ("seats(p, active)", 0), ("seats(active, 0)", 2),
+    # without limited range of influence every player is in range (801.1); the seats count vacated ones apart
+    ("in_range(0, 2)", True), ("count(r in players: not vacated[r] and seats(p, r) > 0 and seats(p, r) <= seats(p, 0))", 1),
     ("min(life[0], library[2])", 3), ("max(life[1], 0)", 0), ("abs(life[1])", 1),
     ("sba(0)", True), ("sba(1)", True), ("sba(2)", True),
     ("loses(1)", False), ("loses(active)", False), ("may_draw(0)", False), ("may_draw(p)", True),

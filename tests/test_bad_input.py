@@ -232,8 +232,8 @@ def test_unknown_variable_in_when(model_copy: Path) -> None:
                                                                             "did you mean 'settle_sba'"),
                  id="multiline-then"),
     # the second line of a property's multi-line `when`
-    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]",
-                 "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_loose[h]", "would_loose",
+    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or leaves_with(q, h)) and would_lose[h]",
+                 "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or leaves_with(q, h)) and would_loose[h]", "would_loose",
                  ("unknown state variable 'would_loose'", "did you mean 'would_lose'"), id="multiline-property"),
     # the target of an assignment in `then`
     pytest.param("rules/121-drawing.toml", 'then = "drew_from_empty[p] := true;',
@@ -262,8 +262,8 @@ def test_unknown_name_location(model_copy: Path, rel: str, old: str, new: str, n
     pytest.param("rules/121-drawing.toml", 'true; to_draw[p] := to_draw[p] - 1"',
                  'true; to_draw[p] = to_draw[p] - 1"', "true; to_draw[p] = to_draw", "unexpected character '='",
                  id="equals-for-assign"),
-    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]",
-                 "\nand $all(q in players: status[q] == playing implies any(h in team(q): (h == q or variant == two_headed_giant) and would_lose[h]", "$all",
+    pytest.param("properties.toml", "\nand all(q in players: status[q] == playing implies any(h in team(q): (h == q or leaves_with(q, h)) and would_lose[h]",
+                 "\nand $all(q in players: status[q] == playing implies any(h in team(q): (h == q or leaves_with(q, h)) and would_lose[h]", "$all",
                  "unexpected character '$'", id="multiline-property"),
 ])
 def test_syntax_error(model_copy: Path, rel: str, old: str, new: str, needle: str, phrase: str) -> None:
@@ -847,3 +847,26 @@ def test_teams_need_one_player_count(model_copy: Path) -> None:
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, "teams = [[0, 2], [1, 3]]"),
                 "'teams' lists seats for one player count; with several counts give 'team_size'")
+
+
+EMPEROR_TEAMS = "teams = [[0, 1, 2], [3, 4, 5]]  # the emperors in the middle seats, 1 and 4"
+
+
+EMPEROR_P4 = '[config.seats.P4]\nis_emperor = true\nrange = 2\n\n[[config]]\nname = "range-of-influence-effects"'
+
+
+@pytest.mark.parametrize("old, new, phrase", [
+    (EMPEROR_P4, EMPEROR_P4.replace("is_emperor = true\n", ""),
+     "6 players: each Emperor team has one emperor (is_emperor = true); seats [3, 4, 5] have 0"),
+    (EMPEROR_P4, EMPEROR_P4.replace("P4", "P5"),
+     "6 players: an emperor sits between the generals of the team (809.2), not at its end: seat 5"),
+    (EMPEROR_TEAMS, "teams = [[0, 1, 3], [2, 4, 5]]",
+     "6 players: an Emperor game needs teams of three or more players sitting together"),
+], ids=["no-emperor", "emperor-at-the-end", "teams-apart"])
+def test_an_emperor_seating_is_checked(model_copy: Path, old: str, new: str, phrase: str) -> None:
+    """Emperor teams sit together, three or more, the emperor between the generals (809.1, 809.2)."""
+    text = edit(model_copy, "configs.toml", old, new)
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    teams = "teams = [[0, 1, 3], [2, 4, 5]]" if "teams" in new else EMPEROR_TEAMS
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, teams), phrase)

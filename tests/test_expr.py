@@ -35,7 +35,7 @@ def setup(model: Model):
 def test_table_covers_every_operator() -> None:
     text = " ".join(src for src, _ in ROWS)
     for op in ["+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">=", " and ", " or ", " implies ",
-               "not ", " in {", "if ", "all(", "any(", "count(", "sum(", "opponents(", "apnap(",
+               "not ", " in {", "if ", "all(", "any(", "count(", "sum(", "opponents(", "apnap(", "seats(",
                "min(", "max(", "abs(", "'", "N"]:
         assert op in text, op
 

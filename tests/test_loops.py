@@ -157,7 +157,9 @@ def test_the_loop_rule_is_a_rule_of_the_model() -> None:
     assert rule.graph and rule.kind == "mandatory" and "mandatory_loop" in rule.when_src
 
 
-LOOP_CONFIGS = [(c.name, n) for c in MODEL.configs if c.cards for n in c.players]
+# The games exploration covers (the graph the lassos are compared with): a player count the
+# configuration leaves to Z3 alone is not explored in a check either.
+LOOP_CONFIGS = [(c.name, n) for c in MODEL.configs if c.cards for n in c.players if c.explores(n)]
 
 
 @pytest.mark.parametrize("name,n", LOOP_CONFIGS, ids=[f"{c}-{n}p" for c, n in LOOP_CONFIGS])

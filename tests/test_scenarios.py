@@ -201,6 +201,11 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
                " (e.g. \"Grizzly_Bears\")"),
     ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\ncommander = true\n',
      ":11:1:", "each [[card]] needs a 'name' such as \"Sanctum\""),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nlimited_range = true\n' + TWO + '[[event]]\ndraw_game = true\n',
+     ":13:13:", "with limited range of influence a draw is for the players in range of the effect's controller "
+                "(801.15): write 'draw_game_by = \"Alice\"'"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\nvariant = "emperor"\nteams = [["Alice"], ["Bob"]]\n' + TWO,
+     ":4:11:", "an Emperor game needs teams of three or more players sitting together"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:
@@ -301,3 +306,14 @@ player = "Bob"
     assert [s.rule for s in sim.outcomes[0].trace.steps].count("603.5") == 1  # the accepted "may" is shown
     declined = simulate(model, load_scenario(_write(tmp_path, text.replace("life = 20", "life = 21"), "d.toml"), model))
     assert declined.state_misses == ["Alice's life is 20 at the end of 'game goes on', expected 21 (line 8)"]
+
+
+def test_a_draw_for_some_players_is_an_outcome_that_names_them(tmp_path: Path, model) -> None:
+    """With limited range of influence a draw takes out only the players in range (801.15): the
+    outcome says who drew, and an expectation may say so."""
+    players = "".join(f'[[player]]\nname = "{n}"\nrange = 1\n' for n in ("Alice", "Bob", "Carol", "Dan", "Erin"))
+    path = _write(tmp_path, '[scenario]\ntitle = "t"\nsource = "CR 801.15"\nlimited_range = true\n'
+                  'expect = "game goes on (Alice, Bob, Erin drew)"\n' + players + '[[event]]\ndraw_game_by = "Alice"\n')
+    sim = simulate(model, load_scenario(path, model))
+    assert [o.label for o in sim.outcomes] == ["game goes on (Alice, Bob, Erin drew)"] and sim.as_expected
+    assert "801.15" in [step.rule for step in sim.outcomes[0].trace.steps]  # after the opening check (704.3)

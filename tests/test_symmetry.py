@@ -60,7 +60,7 @@ def test_rotation_moves_seats_and_canon_picks_one_state_per_class() -> None:
 
 
 @pytest.mark.parametrize("name,n", [("duel", 2), ("multiplayer", 3), ("multiplayer", 8), ("commander", 4),
-                                    ("loop-third-player", 3)])
+                                    ("loop-third-player", 3), ("range-of-influence", 5)])
 def test_bundled_rules_are_proved_symmetric(name: str, n: int) -> None:
     proof = prove_rotation(MODEL, _config(MODEL, name), n)
     assert proof.proved, proof.reason

@@ -206,6 +206,11 @@ class Compiler(Walker):
         if node.func == "apnap":
             k, n, a = self.layout.base["active"], self.layout.n, args[0].fn
             return _C(lambda s, t: (a(s, t) - s[k]) % n)
+        if node.func == "seats":
+            n, fa, fb = self.layout.n, args[0].fn, args[1].fn
+            if args[0].is_const and args[1].is_const:
+                return _const((args[1].const - args[0].const) % n)
+            return _C(lambda s, t: (fb(s, t) - fa(s, t)) % n)
         if node.func == "abs":
             a = args[0].fn
             return _C(lambda s, t: abs(a(s, t)))

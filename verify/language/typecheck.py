@@ -16,6 +16,7 @@ NUMERIC = (INT, PLAYER, CARD)
 # name -> (argument types, result type)
 BUILTINS: dict[str, tuple[tuple[str, ...], str]] = {
     "apnap": ((PLAYER,), INT),  # seat distance from the active player, in turn order (121.2c)
+    "seats": ((PLAYER, PLAYER), INT),  # seats(p, q): seat distance from p to q, in turn order (801.2)
     "min": ((INT, INT), INT),
     "max": ((INT, INT), INT),
     "abs": ((INT,), INT),

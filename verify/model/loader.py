@@ -6,6 +6,8 @@ Nothing in a model file is ever executed.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -32,6 +34,7 @@ from verify.model.types import (
     VarDecl,
     Vocabulary,
     adjacent_teams,
+    emperor_seating,
     team_seats,
 )
 
@@ -584,6 +587,15 @@ class _Loader:
                 self.two_headed_teams(f, at, players, teams, team_size, init)
                 if len(self.diags) > before:
                     continue
+            if variant is not None and "emperor" in (str(v) for v in variant.explicit()):
+                emperors = {p for p, vals in seats.items() if "is_emperor" in vals and vals["is_emperor"].explicit() == (True,)}
+                for n in players:
+                    why = emperor_seating(team_seats(teams, team_size, n), emperors, n)
+                    if why:
+                        self.err(f.loc(*at, "teams" if teams else "name"), "teams", f"{n} players: {why}")
+                        break
+                if len(self.diags) > before:
+                    continue
             # each seat-valued initial value needs a seat to name: its smallest choice must exist
             firsts = [min(int(v) for v in s.explicit())  # type: ignore[call-overload]
                       for name, s in [*init.items(), *((n, s) for c in cards for n, s in c.items())]
@@ -779,9 +791,37 @@ def load_model(root: Path | str | None = None) -> Model:
     'clause'
     """
     path = Path(root) if root is not None else bundled_model_dir()
-    loader = _Loader(path)
     if not path.is_dir():
         raise ModelError([Diagnostic(SourceLoc(str(path)), "missing", "no such model directory")])
+    key = _content_key(path)
+    model = _LOADED.get(key)
+    if model is None:
+        model = _load(path)
+        _LOADED[key] = model
+        while len(_LOADED) > 8:
+            del _LOADED[next(iter(_LOADED))]
+    return model
+
+
+# Models already loaded in this process, by what their files hold: a model is a frozen value,
+# so loading the same files again (a test suite, `verify` commands run in one process) gives
+# the same one. Any change to a rules file's bytes is a new key.
+# (The path as given and the working directory are part of the key: a model keeps its root, and
+# its warnings name files as seen from where it was loaded.)
+_LOADED: dict[tuple[str, str, str], Model] = {}
+
+
+def _content_key(path: Path) -> tuple[str, str, str]:
+    digest = hashlib.sha256()
+    rules = sorted((path / "rules").glob("*.toml")) if (path / "rules").is_dir() else []
+    for f in [path / "state.toml", path / "properties.toml", path / "configs.toml", *rules]:
+        data = f.read_bytes() if f.is_file() else b"\1missing"
+        digest.update(f.name.encode() + b"\0" + data + b"\0")
+    return str(path), os.getcwd(), digest.hexdigest()
+
+
+def _load(path: Path) -> Model:
+    loader = _Loader(path)
     vocab = loader.vocabulary()
     if vocab is None:
         raise ModelError(loader.diags)

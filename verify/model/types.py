@@ -226,6 +226,21 @@ def team_seats(teams: tuple[tuple[int, ...], ...], team_size: int, n: int) -> tu
     return ()
 
 
+def emperor_seating(teams: tuple[tuple[int, ...], ...], emperors: set[int], n: int) -> str | None:
+    """Why *teams* with *emperors* are no Emperor seating (None when they are): teams of three or
+    more sitting together, each with one emperor, who does not sit at either end of the team
+    (809.1, 809.2, 809.6)."""
+    if not adjacent_teams(teams, n) or len(teams[0]) < 3:
+        return "an Emperor game needs teams of three or more players sitting together, all the same size (809.1, 809.2)"
+    for team in teams:
+        mine = [x for x in team if x in emperors]
+        if len(mine) != 1:
+            return f"each Emperor team has one emperor (is_emperor = true); seats {list(team)} have {len(mine)}"
+        if mine[0] in (min(team), max(team)):
+            return f"an emperor sits between the generals of the team (809.2), not at its end: seat {mine[0]}"
+    return None
+
+
 def adjacent_teams(teams: tuple[tuple[int, ...], ...], n: int) -> bool:
     """Whether *teams* seat each team's players together, all teams of one size of two or more
     (Two-Headed Giant and its larger forms, 810.1, 810.3, 810.11)."""

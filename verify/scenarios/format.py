@@ -21,7 +21,7 @@ from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
 from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
-from verify.model.types import Config, InitSpec, Model, adjacent_teams
+from verify.model.types import Config, InitSpec, Model, adjacent_teams, emperor_seating
 
 __all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "load_scenario", "norm_label", "ACTIVE"]
 
@@ -70,6 +70,8 @@ class EventKind:
     until: tuple[str, ...] = ()
     # The event's key that names the card its rule is fired for (the commander dealing the damage).
     source: str | None = None
+    # The rule fired instead in a game with limited range of influence (801.14, 801.15).
+    limited: str | None = None
 
 
 EVENT_KINDS: Mapping[str, EventKind] = {
@@ -83,10 +85,12 @@ EVENT_KINDS: Mapping[str, EventKind] = {
                                   "{card} deals {n} combat damage to {who}", source="commander"),
     "draw_offer": EventKind("121.3", None, None, "player",
                             "an effect offers {who} the choice to draw a card, and {who} choose{s} to draw"),
-    "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game"),
+    "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game", limited="801.14"),
     "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
     "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
     "draw_game": EventKind(None, "104.4c/effect", None, "flag", "an effect says the game is a draw"),
+    "draw_game_by": EventKind("104.4c/effect", None, None, "player",
+                              "an effect {who} control{s} says the game is a draw", limited="801.15"),
     "activate": EventKind("602.2", None, None, "card", "{who} activates {card}"),
     "exile": EventKind("701.13/effect", None, None, "card", "an effect exiles {card}", by_controller=False),
     "pass": EventKind(None, "117.4", None, "times",
@@ -148,7 +152,8 @@ def _bad_label(label: str, players: tuple[str, ...]) -> str | None:
     """Why *label* can never be an outcome of a game between *players* (None if it can)."""
     text = " ".join(label.split())
     names = r"(\w+)(?:, (\w+))*(?: and (\w+))?"
-    forms = ["draw", "game goes on", rf"game goes on \({names} lost\)", rf"{names} wins?",
+    forms = ["draw", "game goes on", rf"game goes on \({names} lost\)", rf"game goes on \({names} drew\)",
+             rf"game goes on \({names} lost; {names} drew\)", rf"{names} wins?",
              rf"everyone lost \({names}\), the game never ended", "game over, nobody wins"]
     for form in forms:
         m = re.fullmatch(form, text, re.I)
@@ -172,6 +177,7 @@ class _ScenarioLoader(_Loader):
         self.model = model
         self.vocab = model.vocab
         self.f = _File(path, self.display(path), self.diags)
+        self.limited_range = False  # the game uses limited range of influence (set from [scenario])
 
     def load(self) -> Scenario | None:
         f = self.f
@@ -184,8 +190,9 @@ class _ScenarioLoader(_Loader):
             return None
         self.keys(f, head, {"title": str, "source": str, "expect": (str, list), "active": str, "params": dict,
                             "bounds": dict, "choices": list, "max_states": int, "step": str, "first_turn": bool,
-                            "expect_state": dict, "teams": list, "variant": str},
+                            "expect_state": dict, "teams": list, "variant": str, "limited_range": bool},
                   ("title", "source"), ("scenario",), "[scenario]")
+        self.limited_range = head.get("limited_range") is True or head.get("variant") == "emperor"
         players = self.players(f.data["player"])
         if players is None:
             return None
@@ -227,16 +234,25 @@ class _ScenarioLoader(_Loader):
         seats = {p: spec for p, (_, spec) in enumerate(players)}
         card_specs = tuple(spec for _, spec in cards)
         init: dict[str, InitSpec] = {"phase": InitSpec(values=(START_PHASE,)), "active": InitSpec(values=(active,))}
-        for key in ("step", "first_turn", "variant"):  # where in the turn (500.1, 103.8a); which game (810)
+        for key in ("step", "first_turn", "variant", "limited_range"):  # where in the turn (500.1, 103.8a); which game
             if key in head:
                 spec = self.value(("scenario", key), key, head[key], ())
                 if spec is not None:
                     init[key] = spec
+        if head.get("variant") == "emperor":  # always limited range of influence (809.3a)
+            init["limited_range"] = InitSpec(values=(True,))
         if head.get("variant") == "two_headed_giant" and not adjacent_teams(teams, len(names)):
             self.err(f.loc("scenario", "variant"), "teams",
                      "a Two-Headed Giant game needs 'teams' of two or more players sitting together, "
                      "all the same size (810.1, 810.3, 810.11), e.g. [[\"Alice\", \"Bob\"], [\"Carol\", \"Dan\"]]")
             return None
+        if head.get("variant") == "emperor":
+            emperors = {p for p, spec in seats.items() if "is_emperor" in spec and spec["is_emperor"].explicit() == (True,)}
+            why = emperor_seating(teams, emperors, len(names))
+            if why:
+                self.err(f.loc("scenario", "variant"), "teams", why + ", e.g. teams = [[\"Alice\", \"Bob\", \"Carol\"], "
+                         "[\"Dan\", \"Erin\", \"Fay\"]] with Bob and Erin is_emperor = true")
+                return None
         if head.get("variant") == "two_headed_giant":  # the team takes the turn: its first seat is active
             init["active"] = InitSpec(values=(min(next(t for t in teams if active in t)),))
         amount = max((max(part.params.values(), default=0) for e in events for part in e.parts), default=0)
@@ -553,7 +569,8 @@ class _ScenarioLoader(_Loader):
             p = self.player_ref(value, players, at + (kind,))
             if p is None:
                 return None
-            return [self.part(spec.one, p, None, None, 0, at)], spec.text.format(who=players[p], s="s", n="", card="")
+            rule = spec.limited if spec.limited and self.limited_range else spec.one
+            return [self.part(rule, p, None, None, 0, at)], spec.text.format(who=players[p], s="s", n="", card="")
         if spec.value == "card":
             if value not in card_names:
                 self.err(f.loc(*at, kind), "name", f"{value!r} is not a card of this scenario"
@@ -566,6 +583,10 @@ class _ScenarioLoader(_Loader):
                     spec.text.format(who=players[p], card=value, s="s", n=""))
         if value is not True:
             self.err(f.loc(*at, kind), "type", f"write '{kind} = true'")
+            return None
+        if kind == "draw_game" and self.limited_range:
+            self.err(f.loc(*at, kind), "event", "with limited range of influence a draw is for the players in range "
+                                                "of the effect's controller (801.15): write 'draw_game_by = \"Alice\"'")
             return None
         return [self.part(spec.each, ACTIVE, None, None, 0, at)], spec.text
 

@@ -376,7 +376,9 @@ def _label(run: _Player, s: State) -> tuple[str, str]:
         return ("game over, nobody wins", "over")
     if "playing" not in status:  # nobody is left, yet the game never ended (a broken model can do this)
         return (f"everyone lost ({', '.join(lost)}), the game never ended", "over")
-    return ("game goes on" + (f" ({', '.join(lost)} lost)" if lost else ""), "goes on")
+    drew = [names[p] for p in range(lay.n) if status[p] == "drawn"]  # a draw for some (801.15)
+    gone = [f"{', '.join(who)} {how}" for who, how in ((lost, "lost"), (drew, "drew")) if who]
+    return ("game goes on" + (f" ({'; '.join(gone)})" if gone else ""), "goes on")
 
 
 def _loop(run: _Player, trace: Trace) -> tuple[Step, ...]:

@@ -165,6 +165,9 @@ class Encoder(Walker):
             # the comparison far faster than integer remainders at many seats
             d = args[0] - s[self.layout.base["active"]]
             return z3.If(d >= 0, d, d + self.layout.n)
+        if node.func == "seats":  # (q - p) mod N, as apnap
+            d = args[1] - args[0]
+            return z3.simplify(z3.If(d >= 0, d, d + self.layout.n))
         if node.func == "abs":
             return z3.If(args[0] >= 0, args[0], -args[0])
         a, b = args
