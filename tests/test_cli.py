@@ -19,10 +19,11 @@ from verify.model.loader import load_model
 
 
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
-    # The wiring (exit code, table, reports) on four games where every property has a witness; the
+    # The wiring (exit code, table, reports) on five games where every property has a witness; the
     # bundled_results fixture checks every game of the bundled model through the same library call.
     run = CliRunner().invoke(main, ["all", "--config", "effects", "--config", "card-statics", "--config",
                                     "loop-unrelated-option", "--config", "two-headed-giant-draws",
+                                    "--config", "emperor-effects",
                                     "--reports", str(tmp_path / "r")])
     assert run.exit_code == 0, run.output
     ids = {p.id for p in load_model().properties}

@@ -52,6 +52,12 @@ _2HG = ("a Two-Headed Giant rule: duel and effects are standard games (the two-h
         "and scenarios protect it)")
 SURVIVORS.update({r: _2HG for r in ("805.4", "101.4a", "121.2d", "103.8b", "810.8a", "810.8a/cant-lose", "810.8b",
                                     "704.6a", "704.6b")})
+_ROI = ("a range-of-influence or Emperor rule: duel and effects are played without the option (the "
+        "range-of-influence and emperor configurations and scenarios protect it)")
+SURVIVORS.update({r: _ROI for r in ("801.2", "801.14", "801.15", "809.5b", "809.5b/lose")})
+# in_range is read only where the option is used, and there 801.2 counts a player's own seat too
+SURVIVORS.update({"801.1": "in_range is read only in games with limited range of influence",
+                  "801.2b": "in_range is read only with limited range of influence, where 801.2 holds for p == q"})
 _OPTIONS = Options(engine="explicit", configs=("duel", "effects"))
 
 

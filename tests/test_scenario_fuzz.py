@@ -43,10 +43,13 @@ def scenarios(draw: st.DrawFn) -> str:
                   f'static = "{draw(st.sampled_from(STATICS))}"', f"may = {str(draw(st.booleans())).lower()}",
                   f"activated = {str(draw(st.booleans())).lower()}", f'object = "{draw(st.sampled_from(cards))}"']
     for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.sampled_from(sorted(k for k in EVENT_KINDS if cards or EVENT_KINDS[k].value != "card")))
+        kind = draw(st.sampled_from(sorted(k for k in EVENT_KINDS
+                                           if cards or (EVENT_KINDS[k].value != "card" and not EVENT_KINDS[k].source))))
         spec = EVENT_KINDS[kind]
         who = NAMES[draw(st.integers(0, n - 1))]
         lines.append("[[event]]")
+        if spec.source:  # the card the event's rule is fired for (commander = "C0")
+            lines.append(f'{spec.source} = "{draw(st.sampled_from(cards))}"')
         if spec.value == "count":
             lines.append(f"{kind} = {draw(st.integers(0, 3))}")
             lines.append("each = true" if spec.each and draw(st.booleans()) else f'player = "{who}"')
