@@ -35,6 +35,7 @@ from verify.model.types import (
     Vocabulary,
     adjacent_teams,
     emperor_seating,
+    emperor_seats,
     team_seats,
 )
 
@@ -588,7 +589,7 @@ class _Loader:
                 if len(self.diags) > before:
                     continue
             if variant is not None and "emperor" in (str(v) for v in variant.explicit()):
-                emperors = {p for p, vals in seats.items() if "is_emperor" in vals and vals["is_emperor"].explicit() == (True,)}
+                emperors = emperor_seats(seats)
                 for n in players:
                     why = emperor_seating(team_seats(teams, team_size, n), emperors, n)
                     if why:

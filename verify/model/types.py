@@ -226,6 +226,11 @@ def team_seats(teams: tuple[tuple[int, ...], ...], team_size: int, n: int) -> tu
     return ()
 
 
+def emperor_seats(seats: Mapping[int, Mapping[str, InitSpec]]) -> set[int]:
+    """The seats whose own initial values make them their team's emperor (is_emperor = true)."""
+    return {p for p, vals in seats.items() if "is_emperor" in vals and vals["is_emperor"].explicit() == (True,)}
+
+
 def emperor_seating(teams: tuple[tuple[int, ...], ...], emperors: set[int], n: int) -> str | None:
     """Why *teams* with *emperors* are no Emperor seating (None when they are): teams of three or
     more sitting together, each with one emperor, who does not sit at either end of the team

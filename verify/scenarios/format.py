@@ -21,7 +21,7 @@ from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
 from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
-from verify.model.types import Config, InitSpec, Model, adjacent_teams, emperor_seating
+from verify.model.types import Config, InitSpec, Model, adjacent_teams, emperor_seating, emperor_seats
 
 __all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "load_scenario", "norm_label", "ACTIVE"]
 
@@ -247,8 +247,7 @@ class _ScenarioLoader(_Loader):
                      "all the same size (810.1, 810.3, 810.11), e.g. [[\"Alice\", \"Bob\"], [\"Carol\", \"Dan\"]]")
             return None
         if head.get("variant") == "emperor":
-            emperors = {p for p, spec in seats.items() if "is_emperor" in spec and spec["is_emperor"].explicit() == (True,)}
-            why = emperor_seating(teams, emperors, len(names))
+            why = emperor_seating(teams, emperor_seats(seats), len(names))
             if why:
                 self.err(f.loc("scenario", "variant"), "teams", why + ", e.g. teams = [[\"Alice\", \"Bob\", \"Carol\"], "
                          "[\"Dan\", \"Erin\", \"Fay\"]] with Bob and Erin is_emperor = true")
