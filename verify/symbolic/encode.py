@@ -311,8 +311,11 @@ class TransitionSystem:
         minimums are left out (the domain property checks them).
         """
         # (the graph facts change once a ranking is proved)
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic), (s,),
-                       lambda: self._domain(s, graph, fixed, mins))
+        def make() -> Any:
+            if s.tag == self._TEMPLATE[0]:
+                return self._domain(s, graph, fixed, mins)
+            return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic), (s,), make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
         lay, cs = self.layout, []
@@ -413,7 +416,32 @@ class TransitionSystem:
         every trace they find is a real one.
         """
         return _cached(self._steps, (id(s), id(t), str(act), graph_rules, ignore), (s, t),
+                       lambda: self._renamed(self._template_step(graph_rules, ignore), (s, t), act))
+
+    # Encoding walks the rules in Python; renaming a made term is one call into Z3. So each
+    # relation is encoded once, over template frames, and every other frame gets a renamed copy.
+    _TEMPLATE = ("\u00a7s", "\u00a7t")
+
+    def _template_step(self, graph_rules: bool, ignore: frozenset[str]) -> Any:
+        s, t = (self.frame(tag) for tag in self._TEMPLATE)
+        act = z3.Int("act@\u00a7", self.ctx)
+        return _cached(self._steps, ("template", graph_rules, ignore), (),
                        lambda: self._step(s, t, act, graph_rules, ignore))
+
+    def _renamed(self, term: Any, frames: tuple[Frame, ...], act: Any = None) -> Any:
+        """*term*, made over the template frames, over *frames* (and the instance number *act*)."""
+        pairs: list[tuple[Any, Any]] = []
+        for tag, f in zip(self._TEMPLATE, frames):
+            if f.tag == tag:
+                continue
+            template = self.frame(tag)
+            pairs += list(zip(template.vars, f.vars))
+            if self.uses_graph:
+                pairs += [(z3.Bool(f"{name}@{tag}", self.ctx), z3.Bool(f"{name}@{f.tag}", self.ctx))
+                          for name in GRAPH_NAMES if name != "optional_available"]
+        if act is not None:
+            pairs.append((z3.Int("act@\u00a7", self.ctx), act))
+        return z3.substitute(term, *pairs) if pairs else term
 
     def _step(self, s: Frame, t: Frame, act: Any, graph_rules: bool, ignore: frozenset[str]) -> Any:
         disj = []
