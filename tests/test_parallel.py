@@ -43,3 +43,20 @@ def test_a_run_that_stops_early_leaves_no_exploration_running() -> None:
     assert result.verdict is Verdict.VIOLATED
     assert [(e.config, e.players) for e in result.results] == [("duel", 2)]
     assert not multiprocessing.active_children()
+
+
+def test_both_engines_in_parallel_give_the_same_results() -> None:
+    """Z3 runs in the worker processes too: a game's results do not depend on another game's, and
+    witnesses are looked for afterwards in model order, so one job and two agree, traces included."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
+    options = Options(configs=("duel", "loop-pair"))
+    props = [model.property(pid) for pid in ("win-and-lose-loses", "empty-draw-loses", "mandatory-loops-draw",
+                                             "only-mandatory-loops-draw")]
+    one = check(model, props, options)
+    two = check(model, props, replace(options, jobs=2))
+    assert _timeless(one) == _timeless(two)
+    assert {e.engine for r in two for e in r.results} == {"explicit", "z3"}
+    verdicts = {r.property_id: r.verdict for r in two}
+    assert verdicts["win-and-lose-loses"] is Verdict.VIOLATED
+    assert any(v is not Verdict.VIOLATED for v in verdicts.values())
+    assert all(r.witness is not None for r in two if r.verdict in (Verdict.HOLDS, Verdict.BOUNDED))

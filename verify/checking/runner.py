@@ -47,9 +47,9 @@ class Options:
     players: tuple[int, ...] | None = None
     # Resident memory one game's exploration may add, in MiB (None: half of what is available).
     max_memory_mb: int | None = None
-    # Explore this many games at once, each in its own process, while this one runs Z3 on the
-    # games already explored (1: one after the other, here). The verdicts, traces and the order
-    # of everything reported are the same for every value.
+    # Check this many games at once, each in its own process, both engines (1: one after the
+    # other, here). The verdicts, traces and the order of everything reported are the same for
+    # every value.
     jobs: int = 1
 
 
@@ -105,18 +105,22 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         raise UsageError(f"unknown engine '{options.engine}'; one of {', '.join(ENGINES)}")
     props = list(properties)
     per: dict[str, list[EngineResult]] = {p.id: [] for p in props}
-    witnessed: set[str] = set()  # one witness per property is enough: later games skip the search
-    refuted: set[str] = set()  # one counterexample is enough too: later games skip the property
+    refuted: set[str] = set()  # one counterexample is enough: later games' results are dropped
     run = RunBudget(options.z3_budget)  # shared by every game's checker
     played = games(model, options)
-    explored = [(name, n) for name, n in played if options.engine in ("both", "explicit")
-                and model.config(name).explores(n)]
-    with _Ahead(model, props, options, explored) as ahead:
+    with _Games(model, props, options, played, run) as pending:
         for name, n in played:
             if props and all(p.id in refuted for p in props):
                 break  # one counterexample each is enough: nothing left to settle
-            _check_game(model, props, options, name, n, ahead, per, witnessed, refuted, run)
-    if options.engine == "both":
+            found = pending.results(name, n, refuted)
+            for p in props:
+                if p.id in refuted:
+                    continue
+                per[p.id] += found.get(p.id, [])
+                if any(r.verdict is Verdict.VIOLATED for r in found.get(p.id, [])):
+                    refuted.add(p.id)
+    if options.engine in ("both", "z3"):
+        witnessed = {pid for pid, rs in per.items() if any(r.witness is not None for r in rs)}
         _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted], per,
                         run)
     scoped = {c.name for c in model.configs if c.bounds_scope}
@@ -133,85 +137,84 @@ def _explicit(model: Model, config: Config, n: int, props: Sequence[Property],
     return {p.id: check_explicit(graph, p, ctx) for p in props}
 
 
-_SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]]] | None = None
+def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int,
+                run: RunBudget) -> dict[str, list[EngineResult]]:
+    """One game on its own: exploration's results first, then Z3's where the game needs it.
 
-
-def _explore_work(index: int) -> dict[str, EngineResult]:
-    assert _SHARED is not None
-    model, props, options, explored = _SHARED
-    name, n = explored[index]
-    return _explicit(model, model.config(name), n, props, options)
-
-
-class _Ahead:
-    """With ``jobs`` > 1, the explicit results of every explored game, worked out in forked
-    processes from the start (every property on each: the caller drops what it no longer needs,
-    so what it keeps is what it would have computed itself)."""
-
-    def __init__(self, model: Model, props: Sequence[Property], options: Options,
-                 explored: Sequence[tuple[str, int]]):
-        self.args = (model, props, options, explored)
-        self.pool: multiprocessing.pool.Pool | None = None
-        self.futures: dict[tuple[str, int], multiprocessing.pool.AsyncResult[dict[str, EngineResult]]] = {}
-
-    def __enter__(self) -> "_Ahead":
-        global _SHARED
-        model, props, options, explored = self.args
-        if options.jobs > 1 and len(explored) > 1 and "fork" in multiprocessing.get_all_start_methods():
-            _SHARED = self.args
-            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(explored)))
-            self.futures = {g: self.pool.apply_async(_explore_work, (i,)) for i, g in enumerate(explored)}
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        global _SHARED
-        if self.pool is not None:  # explorations still running are no longer wanted: stop them
-            self.pool.terminate()
-            self.pool.join()
-        _SHARED = None
-
-    def results(self, name: str, n: int) -> dict[str, EngineResult] | None:
-        future = self.futures.get((name, n))
-        return None if future is None else future.get()
-
-
-def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int, ahead: _Ahead,
-                per: dict[str, list[EngineResult]], witnessed: set[str], refuted: set[str], run: RunBudget) -> None:
-    """One game: exploration's results first, then Z3's where the game needs it."""
+    Nothing here depends on another game, so games can be checked in any order or at once; the
+    caller keeps one counterexample per property and looks for witnesses afterwards.
+    """
     config = model.config(name)
+    out: dict[str, list[EngineResult]] = {p.id: [] for p in props}
     # Settled by exploration: a counterexample, or an exploration complete for the property
     # (no successor cut, no initial range left wider in the games than explored). Everywhere
     # else Z3 searches for a counterexample too: a bound stops exploration, not play.
     settled: set[str] = set()
+    refuted: set[str] = set()
     if options.engine in ("both", "explicit") and config.explores(n):
-        todo = [p for p in props if p.id not in refuted]
-        found = ahead.results(name, n)
-        if found is None:
-            found = _explicit(model, config, n, todo, options)
-        for p in todo:
-            result = found[p.id]
-            per[p.id].append(result)
-            if result.witness is not None:
-                witnessed.add(p.id)
+        for pid, result in _explicit(model, config, n, props, options).items():
+            out[pid].append(result)
             if result.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED):
-                settled.add(p.id)
+                settled.add(pid)
             if result.verdict is Verdict.VIOLATED:
-                refuted.add(p.id)
+                refuted.add(pid)
     if options.engine in ("both", "z3"):
         search = options.search_rlimit if options.engine == "both" else None
         sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                               rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
         for p in props:
-            if p.id in refuted:
-                continue
-            # with both engines exploration usually has a witness by the end: Z3 looks only after
-            result = sym.check(p, witness=options.engine == "z3" and p.id not in witnessed,
-                               search=p.id not in settled, vacuity=p.id not in witnessed)
-            per[p.id].append(result)
-            if result.witness is not None:
-                witnessed.add(p.id)
-            if result.verdict is Verdict.VIOLATED:
-                refuted.add(p.id)
+            if p.id not in refuted:  # witnesses come afterwards, from the first game that has one
+                out[p.id].append(sym.check(p, witness=False, search=p.id not in settled, vacuity=True))
+    return out
+
+
+_SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]], RunBudget] | None = None
+
+
+def _game_work(index: int) -> dict[str, list[EngineResult]]:
+    assert _SHARED is not None
+    model, props, options, played, run = _SHARED
+    name, n = played[index]
+    return _check_game(model, props, options, name, n, run)
+
+
+class _Games:
+    """Every game's results. With ``jobs`` > 1 they are worked out in forked processes from the
+    start, in the order they are asked for; otherwise each when
+    asked for, without the properties already refuted. Either way a game's results do not depend
+    on the others, so the verdicts, traces and the order of everything reported are the same for
+    every number of jobs. A budget for the whole run (``z3_budget``) is spent in order: one after
+    the other then."""
+
+    def __init__(self, model: Model, props: Sequence[Property], options: Options,
+                 played: Sequence[tuple[str, int]], run: RunBudget):
+        self.args = (model, props, options, played, run)
+        self.pool: multiprocessing.pool.Pool | None = None
+        self.futures: dict[tuple[str, int], multiprocessing.pool.AsyncResult[dict[str, list[EngineResult]]]] = {}
+
+    def __enter__(self) -> "_Games":
+        global _SHARED
+        model, props, options, played, run = self.args
+        if (options.jobs > 1 and len(played) > 1 and options.z3_budget is None
+                and "fork" in multiprocessing.get_all_start_methods()):
+            _SHARED = self.args
+            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(played)))
+            self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _SHARED
+        if self.pool is not None:  # games still being checked are no longer wanted: stop them
+            self.pool.terminate()
+            self.pool.join()
+        _SHARED = None
+
+    def results(self, name: str, n: int, refuted: Collection[str]) -> dict[str, list[EngineResult]]:
+        future = self.futures.get((name, n))
+        if future is not None:
+            return future.get()
+        model, props, options, _, run = self.args
+        return _check_game(model, [p for p in props if p.id not in refuted], options, name, n, run)
 
 
 def _find_witnesses(model: Model, options: Options, props: list[Property], per: dict[str, list[EngineResult]],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 
 from verify.checking.properties import explain
 from verify.checking.trace import Step, Trace, replay
@@ -118,7 +119,7 @@ class SymbolicChecker:
         trace = self._trace(prop, found.states, found.labels, role, message, None, replay_it=False)
         lay = self.layout
         trace = replace(trace, loop_start=j, point="state",
-                        drift=None if drift is None else (lambda cycle: drift.matches(lay, cycle)))
+                        drift=None if drift is None else partial(drift.matches, lay))  # picklable: --jobs
         replay(trace, self.insts, initial_ok=self.ts.is_initial(found.states[0]))
         return trace
 
