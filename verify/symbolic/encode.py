@@ -72,8 +72,10 @@ class Encoder(Walker):
         self._updates: _Memo = {}
 
     def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
-        return _cached(self._exprs, (id(e), tuple(sorted(env.items())), id(s), id(t)), (e, s, t),
-                       lambda: self.walk(e, dict(env), s, t))
+        def make() -> Any:
+            renamed = self._graph.from_template(e, env, s, t) if self._graph is not None else None
+            return self.walk(e, dict(env), s, t) if renamed is None else renamed
+        return _cached(self._exprs, (id(e), tuple(sorted(env.items())), id(s), id(t)), (e, s, t), make)
 
     def _val(self, v: int | bool) -> Any:
         return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
@@ -277,6 +279,8 @@ class TransitionSystem:
         self._afters: dict[tuple[str, int], _After] = {}
         self._steps: _Memo = {}
         self._domains: _Memo = {}
+        self._graph_tags: set[str] = set()  # the frames (and states after a step) with graph names
+        self._substitutions: dict[tuple[Any, ...], tuple[int, Any, Any, list[tuple[Any, Any]]]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -378,6 +382,7 @@ class TransitionSystem:
         if name == "optional_available":
             opts = [self.guard(i, s) for i in self.insts if i.rule.kind == "optional" and not i.rule.graph]
             return z3.Or(opts) if opts else z3.BoolVal(False, self.ctx)
+        self._graph_tags.add(s.tag)
         return z3.Bool(f"{name}@{s.tag}", self.ctx)
 
     def graph_axioms(self, s: Frame) -> Any:
@@ -434,24 +439,47 @@ class TransitionSystem:
         for tag, f in zip(self._TEMPLATE, frames):
             if f.tag == tag:
                 continue
-            template = self.frame(tag)
-            pairs += list(zip(template.vars, f.vars))
-            if self.uses_graph:
-                pairs += [(z3.Bool(f"{name}@{tag}", self.ctx), z3.Bool(f"{name}@{f.tag}", self.ctx))
-                          for name in GRAPH_NAMES if name != "optional_available"]
+            pairs += list(zip(self.frame(tag).vars, f.vars))
+            for seen in sorted(self._graph_tags):  # the frame's graph names, and those of its successors
+                if seen == tag or seen.startswith(tag + ">"):
+                    pairs += [(z3.Bool(f"{name}@{seen}", self.ctx), z3.Bool(f"{name}@{f.tag}{seen[len(tag):]}", self.ctx))
+                              for name in GRAPH_NAMES if name != "optional_available"]
         if act is not None:
             pairs.append((z3.Int("act@\u00a7", self.ctx), act))
-        return z3.substitute(term, *pairs) if pairs else term
+        if not pairs:
+            return term
+        key = (tuple(f.tag for f in frames), str(act), len(self._graph_tags))
+        made = self._substitutions.get(key)
+        if made is None:  # z3.substitute checks every pair on every call: build the arrays once
+            olds, news = (z3.Ast * len(pairs))(), (z3.Ast * len(pairs))()
+            for i, (a, b) in enumerate(pairs):
+                olds[i], news[i] = a.as_ast(), b.as_ast()
+            made = self._substitutions[key] = (len(pairs), olds, news, pairs)  # (pairs: keeps the terms alive)
+        return z3.z3._to_expr_ref(z3.Z3_substitute(self.ctx.ref(), term.as_ast(), made[0], made[1], made[2]), self.ctx)
+
+    def from_template(self, e: Expr, env: Mapping[str, int], s: Any, t: Any) -> Any:
+        """*e* over frames *s* and *t*, renamed from its encoding over the template frames (None
+        for the template frames themselves, and for a state after a step, which is no frame)."""
+        frames = (s,) if t is None else (s, t)
+        if any(type(f) is not Frame for f in frames) or all(f.tag == tag for f, tag in zip(frames, self._TEMPLATE)):
+            return None
+        template = tuple(self.frame(tag) for tag in self._TEMPLATE[:len(frames)])
+        return self._renamed(self.enc.expr(e, env, *template), frames)
 
     def _step(self, s: Frame, t: Frame, act: Any, graph_rules: bool, ignore: frozenset[str]) -> Any:
         disj = []
         for inst in self.insts:
             if (inst.rule.graph and not graph_rules) or inst.rule.kind in ignore:
                 continue
-            upd = self.enc.update(inst.rule.then, self._env(inst), s)
-            eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
-            disj.append(z3.And([act == inst.index, self.guard(inst, s)] + eqs))
+            disj.append(_cached(self._steps, ("instance", inst.index, id(s), id(t), str(act)), (s, t),
+                                lambda: self._fires(inst, s, t, act)))
         return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+
+    def _fires(self, inst: Instance, s: Frame, t: Frame, act: Any) -> Any:
+        """Step *act* is *inst*, enabled in *s*, and leads to *t*."""
+        upd = self.enc.update(inst.rule.then, self._env(inst), s)
+        eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
+        return z3.And([act == inst.index, self.guard(inst, s)] + eqs)
 
     def prop(self, expr: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
         return self.enc.expr(expr, env, s, t)
