@@ -252,7 +252,8 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
 
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
-            symmetric: bool = False, budget: Budget | None = None) -> StateGraph:
+            symmetric: bool = False, budget: Budget | None = None,
+            compiled: tuple[Compiler, tuple[Instance, ...]] | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -262,7 +263,9 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     state per rotation class of the seats; the caller vouches that the rules commute
     with rotating the seats (:func:`verify.symbolic.symmetry.prove_rotation`). A *budget*
     shared with other searches counts the states found and stops the search (every node
-    left unexpanded counted as cut) when its memory or time limit is reached.
+    left unexpanded counted as cut) when its memory or time limit is reached. *compiled*: a
+    compiler and the rule instances it made for this model, configuration and player count (a
+    scenario's searches between events share them; the compiler's play graph is this search's).
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -271,8 +274,11 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     (True, True)
     """
     layout = Layout.for_config(model.vocab, n, config)
-    comp = Compiler(model, layout, config.params)
-    insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions, compiler=comp)
+    if compiled is None:
+        comp = Compiler(model, layout, config.params)
+        insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions, compiler=comp)
+    else:
+        comp, insts = compiled
     base = tuple(i for i in insts if not i.rule.graph)
     loop_rules = tuple(i for i in insts if i.rule.graph)
     limit = max_states if max_states is not None else config.max_states

@@ -192,7 +192,8 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
             if t not in origin or len(path) < len(origin[t]):
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
-                    stop=lambda s: bool(stop(s, None)), budget=budget)
+                    stop=lambda s: bool(stop(s, None)), budget=budget,
+                    compiled=(run.compiler, run.settle_insts))
         explored += len(g.states)
         if g.oracle is not None:
             for st in g.states:
