@@ -153,17 +153,19 @@ def test_reports_hold_no_stale_traces(tmp_path: Path) -> None:
 
 
 def test_z3_budgets_give_unknown_naming_the_budget_and_exit_1() -> None:
+    # (one game each: the messages are the same on every game)
     per_property = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--rlimit", "1000",
-                                             "--no-reports"])
+                                             "--config", "duel", "--no-reports"])
     assert per_property.exit_code == 1
     assert "unknown" in per_property.output
     assert "the Z3 budget of 1,000 units per property was spent (raise it with --rlimit)" in per_property.output
     total = CliRunner().invoke(main, ["all", "--engine", "z3", "--z3-budget", "200000", "--no-reports",
-                                     "--no-scenarios"])
+                                     "--no-scenarios", "--config", "duel"])
     assert total.exit_code == 1
     assert "unknown" in total.output
     assert "the run's Z3 budget of 200,000 units was spent (raise it with --z3-budget)" in total.output
-    net = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--timeout", "0.001", "--no-reports"])
+    net = CliRunner().invoke(main, ["check", "one-outcome", "--engine", "z3", "--timeout", "0.001", "--config",
+                                   "duel", "--no-reports"])
     assert net.exit_code == 1
     assert "wall-clock safety net of 0.001 s per property was reached" in net.output
     assert "depends on the machine's speed" in net.output
