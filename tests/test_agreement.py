@@ -1,7 +1,8 @@
 """Both engines give the same verdict on small bounds: explicit exploration against Z3 with the
-same bounds, for every property on the bundled model, and on every broken copy for the property
-the copy breaks (its other properties read rules the bundled model's comparison covers; what a
-copy changes, its own property is built to see).
+same bounds, for every property on every explored game of the bundled model, and on every
+broken copy for the property the copy breaks, on the games where its violation lies (its other
+properties read rules the bundled model's comparison covers; what a copy changes, its own
+property is built to see).
 
 Both run on the rules that do not ask about the play graph. Z3 lets a loop rule fire wherever
 some play graph could allow it, which is sound for proofs but not exact, so with the loop rule in
@@ -23,20 +24,17 @@ from verify.checking.symbolic import SymbolicChecker
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.explore import explore
 from verify.model.loader import load_model
-from verify.model.types import Config, Model, property_graph_names
+from verify.model.types import Model, property_graph_names
 
 # Each model and the properties compared on it (None: all of them).
 MODELS: dict[Path, str | None] = {ROOT / "model": None} | {s.path: s.property for s in brokenmodels.specs()}
-# The team and range-of-influence games (the four-player team game explores 164,155 states, five
-# players with ranges 75,157) compare a broken copy only where its violation lies (its z3_config
-# or explicit_config): the rule a copy breaks shows in the smaller games, and the team and range
-# encodings are compared on the bundled model, property by property.
-TEAM_GAME_OF = {s.path: {s.z3_config, s.explicit_config} for s in brokenmodels.specs()}
-
-
-def _big(config: Config) -> bool:
-    limited = config.init.get("limited_range")
-    return bool(config.teams or config.team_size or (limited is not None and True in limited.explicit()))
+# A broken copy is compared only where its violation lies: the first game where each engine
+# refutes it (its explicit_config and z3_config, else the first configuration). Every game's
+# encoding is compared on the bundled model, property by property; what a copy adds is its one
+# changed rule, seen where it matters.
+FIRST = load_model(ROOT / "model").configs[0].name
+GAMES_OF = {s.path: {s.z3_config or FIRST, s.explicit_config or (FIRST if not s.both else s.z3_config or FIRST)}
+            for s in brokenmodels.specs()}
 
 
 @lru_cache(maxsize=None)
@@ -49,11 +47,8 @@ def _model(root: Path) -> Model:
                                     and MODELS[root] in (None, p.id)))
 
 
-# One case per model and explored game, so that pytest-xdist spreads them over the cores. The
-# games with abstract cards are compared on the bundled model and on the copies broken in a
-# rule about cards. A copy whose property asks about the play graph has nothing to compare.
-CARD_GAMES = {(ROOT / "model", None)} | {(s.path, "card-statics") for s in brokenmodels.specs()
-                                          if s.property == "cards-leave-with-player"}
+# One case per model and explored game, so that pytest-xdist spreads them over the cores. A copy
+# whose property asks about the play graph has nothing to compare.
 BUNDLED = ROOT / "model"
 # Collection reads the bundled model for a copy that changes only rules (its configurations and
 # properties are the bundled ones): loading every copy in every pytest-xdist worker costs a minute.
@@ -70,8 +65,7 @@ def _for_cases(root: Path) -> Model:
 
 
 CASES = [(root, c.name, n) for root in MODELS if _for_cases(root).properties for c in _for_cases(root).configs
-         if not c.cards or (root, None) in CARD_GAMES or (root, c.name) in CARD_GAMES
-         if not _big(c) or root not in TEAM_GAME_OF or c.name in TEAM_GAME_OF[root]
+         if root not in GAMES_OF or c.name in GAMES_OF[root]
          for n in (c.explore_players if c.explore_players is not None else c.players)]
 
 

@@ -112,7 +112,7 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         for name, n in played:
             if props and all(p.id in refuted for p in props):
                 break  # one counterexample each is enough: nothing left to settle
-            found = pending.results(name, n, refuted)
+            found = pending.results(name, n)
             for p in props:
                 if p.id in refuted:
                     continue
@@ -180,26 +180,35 @@ def _game_work(index: int) -> dict[str, list[EngineResult]]:
 
 class _Games:
     """Every game's results. With ``jobs`` > 1 they are worked out in forked processes from the
-    start, in the order they are asked for; otherwise each when
-    asked for, without the properties already refuted. Either way a game's results do not depend
-    on the others, so the verdicts, traces and the order of everything reported are the same for
-    every number of jobs. A budget for the whole run (``z3_budget``) is spent in order: one after
-    the other then."""
+    start, in the order they are asked for; otherwise each when asked for. A game's results do
+    not depend on the other games (nor on which of its properties are still wanted: every one is
+    checked), so the verdicts, traces and the order of everything reported are the same for every
+    number of jobs. A budget for the whole run (``z3_budget``) is spent in order: one game after
+    the other then.
+
+    A game checked already in this process, of the same model (a frozen value, loaded once per
+    content: :func:`~verify.model.loader.load_model`), for the same properties and with the same
+    options, is not checked again (a test suite checks the bundled model's games more than once).
+    """
 
     def __init__(self, model: Model, props: Sequence[Property], options: Options,
                  played: Sequence[tuple[str, int]], run: RunBudget):
         self.args = (model, props, options, played, run)
         self.pool: multiprocessing.pool.Pool | None = None
         self.futures: dict[tuple[str, int], multiprocessing.pool.AsyncResult[dict[str, list[EngineResult]]]] = {}
+        # (whole-run budgets make a game's results depend on the games before it: no reuse then)
+        self.reuse = options.z3_budget is None
+        self.key = (id(model), tuple(p.id for p in props), replace(options, jobs=1, configs=None, players=None))
 
     def __enter__(self) -> "_Games":
         global _SHARED
         model, props, options, played, run = self.args
-        if (options.jobs > 1 and len(played) > 1 and options.z3_budget is None
+        todo = [g for g in played if self._done(*g) is None]
+        if (options.jobs > 1 and len(todo) > 1 and options.z3_budget is None
                 and "fork" in multiprocessing.get_all_start_methods()):
             _SHARED = self.args
-            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(played)))
-            self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played)}
+            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)))
+            self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played) if g in todo}
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -209,12 +218,25 @@ class _Games:
             self.pool.join()
         _SHARED = None
 
-    def results(self, name: str, n: int, refuted: Collection[str]) -> dict[str, list[EngineResult]]:
+    def _done(self, name: str, n: int) -> dict[str, list[EngineResult]] | None:
+        hit = _CHECKED.get((*self.key, name, n)) if self.reuse else None
+        return None if hit is None else hit[1]
+
+    def results(self, name: str, n: int) -> dict[str, list[EngineResult]]:
+        found = self._done(name, n)
+        if found is not None:
+            return found
         future = self.futures.get((name, n))
-        if future is not None:
-            return future.get()
         model, props, options, _, run = self.args
-        return _check_game(model, [p for p in props if p.id not in refuted], options, name, n, run)
+        found = future.get() if future is not None else _check_game(model, props, options, name, n, run)
+        if self.reuse:
+            _CHECKED[(*self.key, name, n)] = (model, found)  # (the model kept alive: its id stays its own)
+            while len(_CHECKED) > 256:
+                del _CHECKED[next(iter(_CHECKED))]
+        return found
+
+
+_CHECKED: dict[tuple[object, ...], tuple[Model, dict[str, list[EngineResult]]]] = {}
 
 
 def _find_witnesses(model: Model, options: Options, props: list[Property], per: dict[str, list[EngineResult]],
@@ -228,12 +250,14 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
         for p in list(props):
             if any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id]):
                 continue  # the premise is proved unreachable in this game: nothing to find
-            found = sym.witness(p)
-            if found is None:
-                continue
-            props.remove(p)
+            found, why = sym.witness(p)
             rs = per[p.id]
             at = next((i for i, r in enumerate(rs) if r.engine == "z3" and (r.config, r.players) == (name, n)), None)
+            if found is None:  # the game's result says what the search did
+                if at is not None:
+                    rs[at] = replace(rs[at], method=f"{rs[at].method}; {why}")
+                continue
+            props.remove(p)
             if at is not None:
                 rs[at] = replace(rs[at], witness=found)
         if not props:

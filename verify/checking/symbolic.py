@@ -137,20 +137,29 @@ class SymbolicChecker:
                    f"violation; an invariant that rules out this start would let the proof go through")
         return self._trace(prop, states, [k], "induction counterexample", message, player, replay_it=False)
 
-    def witness(self, prop: Property) -> Trace | None:
-        """A reachable state (or step, or lasso) meeting *prop*'s premise, or None when the
-        search finds none within its depth and budget."""
+    def witness(self, prop: Property) -> tuple[Trace | None, str]:
+        """A reachable state (or step, or lasso) meeting *prop*'s premise, or None and why the
+        search found none ("no witness found (none within 10 steps)", or the budget it spent)."""
         ses = self.session
         ses.start_property()
+        scope = ses.scope()
         try:
             if ses.exhausted():
-                return None
-            kind = lasso_kind(prop) if property_graph_names(prop) else None
+                return None, f"no witness looked for ({ses.limit_reason()}; {scope})"
             if property_graph_names(prop):
-                return None if kind is None else self.lasso(prop, kind, violation=False)[0]
-            return self._search(prop, violation=False)[0]
-        except SolverGaveUp:
-            return None
+                kind = lasso_kind(prop)
+                if kind is None:
+                    return None, "its witness needs the explored graph"
+                found, reason = self.lasso(prop, kind, violation=False)
+                within = f"no lasso within {ses.lasso_depth} steps"
+            else:
+                found, reason = self._search(prop, violation=False)
+                within = f"none within {ses.depth} steps"
+        except SolverGaveUp as err:
+            found, reason, within = None, str(err), ""
+        if found is not None:
+            return found, ""
+        return None, f"no witness found ({f'Z3 gave up: {reason}' if reason else within}; {scope})"
 
     # -- one property ------------------------------------------------------------------------
     def check(self, prop: Property, *, witness: bool = True, search: bool = True,
