@@ -60,3 +60,17 @@ def test_both_engines_in_parallel_give_the_same_results() -> None:
     assert verdicts["win-and-lose-loses"] is Verdict.VIOLATED
     assert any(v is not Verdict.VIOLATED for v in verdicts.values())
     assert all(r.witness is not None for r in two if r.verdict in (Verdict.HOLDS, Verdict.BOUNDED))
+
+
+def test_a_game_checked_already_in_this_process_is_reused() -> None:
+    """The same model value, properties and options: the second run returns the first run's
+    results for that game (the very same objects), whatever the jobs or the other games asked for;
+    other options check the game again."""
+    model = load_model(ROOT / "model")
+    props = [model.property("all-lose-is-draw"), model.property("mandatory-loops-draw")]
+    first = check(model, props, Options(configs=("loop-pair",)))
+    again = check(model, props, Options(configs=("loop-pair", "loop-draw"), jobs=2))
+    assert all(a is b for r, s in zip(first, again) for a, b in zip(r.results, s.results[:len(r.results)]))
+    other = check(model, props, Options(configs=("loop-pair",), depth=9))
+    assert all(a is not b for r, s in zip(first, other) for a, b in zip(r.results, s.results))
+    assert [r.verdict for r in other] == [r.verdict for r in first]
