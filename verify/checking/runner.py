@@ -96,7 +96,8 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
-    >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")], Options(engine="explicit"))]
+    >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")],
+    ...                                 Options(engine="explicit", configs=("duel", "multiplayer")))]
     ['holds within bounds']
     >>> [r.verdict.value for r in check(m, [m.property("all-lose-is-draw")], Options(configs=("loop-drain-all",)))]
     ['holds']
