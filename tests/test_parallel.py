@@ -74,3 +74,14 @@ def test_a_game_checked_already_in_this_process_is_reused() -> None:
     other = check(model, props, Options(configs=("loop-pair",), depth=9))
     assert all(a is not b for r, s in zip(first, other) for a, b in zip(r.results, s.results))
     assert [r.verdict for r in other] == [r.verdict for r in first]
+
+
+def test_a_lasso_found_in_a_worker_process_comes_back() -> None:
+    """A Z3 lasso counterexample carries its drift test across processes (it pickles) and replays."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "loops-never-draw")
+    prop = model.property("mandatory-loops-draw")
+    options = Options(engine="z3", configs=("loop-pair", "loop-draw"))
+    [two] = check(model, [prop], replace(options, jobs=2))  # first: a game checked already is reused
+    [one] = check(model, [prop], options)
+    assert two.verdict is Verdict.VIOLATED and two.trace is not None and two.trace.loop_start is not None
+    assert _timeless([one]) == _timeless([two])

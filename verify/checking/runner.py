@@ -197,16 +197,16 @@ class _Games:
         self.args = (model, props, options, played, run)
         self.pool: multiprocessing.pool.Pool | None = None
         self.futures: dict[tuple[str, int], multiprocessing.pool.AsyncResult[dict[str, list[EngineResult]]]] = {}
-        # (whole-run budgets make a game's results depend on the games before it: no reuse then)
-        self.reuse = options.z3_budget is None
+        # A whole-run budget makes a game's results depend on the games before it: then the games
+        # are checked one after the other, and none is reused.
+        self.independent = options.z3_budget is None
         self.key = (id(model), tuple(p.id for p in props), replace(options, jobs=1, configs=None, players=None))
 
     def __enter__(self) -> "_Games":
         global _SHARED
         model, props, options, played, run = self.args
         todo = [g for g in played if self._done(*g) is None]
-        if (options.jobs > 1 and len(todo) > 1 and options.z3_budget is None
-                and "fork" in multiprocessing.get_all_start_methods()):
+        if options.jobs > 1 and len(todo) > 1 and self.independent and "fork" in multiprocessing.get_all_start_methods():
             _SHARED = self.args
             self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)))
             self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played) if g in todo}
@@ -220,7 +220,7 @@ class _Games:
         _SHARED = None
 
     def _done(self, name: str, n: int) -> dict[str, list[EngineResult]] | None:
-        hit = _CHECKED.get((*self.key, name, n)) if self.reuse else None
+        hit = _CHECKED.get((*self.key, name, n)) if self.independent else None
         return None if hit is None else hit[1]
 
     def results(self, name: str, n: int) -> dict[str, list[EngineResult]]:
@@ -230,7 +230,7 @@ class _Games:
         future = self.futures.get((name, n))
         model, props, options, _, run = self.args
         found = future.get() if future is not None else _check_game(model, props, options, name, n, run)
-        if self.reuse:
+        if self.independent:
             _CHECKED[(*self.key, name, n)] = (model, found)  # (the model kept alive: its id stays its own)
             while len(_CHECKED) > 256:
                 del _CHECKED[next(iter(_CHECKED))]

@@ -435,6 +435,21 @@ class TransitionSystem:
 
     def _renamed(self, term: Any, frames: tuple[Frame, ...], act: Any = None) -> Any:
         """*term*, made over the template frames, over *frames* (and the instance number *act*)."""
+        # (the graph names seen so far are part of the key: a renaming made before one appeared lacks it)
+        key = (tuple(f.tag for f in frames), str(act), len(self._graph_tags))
+        made = self._substitutions.get(key)
+        if made is None:  # z3.substitute checks every pair on every call: build the arrays once
+            pairs = self._pairs(frames, act)
+            olds, news = (z3.Ast * len(pairs))(), (z3.Ast * len(pairs))()
+            for i, (a, b) in enumerate(pairs):
+                olds[i], news[i] = a.as_ast(), b.as_ast()
+            made = self._substitutions[key] = (len(pairs), olds, news, pairs)  # (pairs: keeps the terms alive)
+        if not made[0]:
+            return term
+        return z3.z3._to_expr_ref(z3.Z3_substitute(self.ctx.ref(), term.as_ast(), made[0], made[1], made[2]), self.ctx)
+
+    def _pairs(self, frames: tuple[Frame, ...], act: Any) -> list[tuple[Any, Any]]:
+        """Each template variable (and graph name, and the instance number) with its counterpart."""
         pairs: list[tuple[Any, Any]] = []
         for tag, f in zip(self._TEMPLATE, frames):
             if f.tag == tag:
@@ -446,16 +461,7 @@ class TransitionSystem:
                               for name in GRAPH_NAMES if name != "optional_available"]
         if act is not None:
             pairs.append((z3.Int("act@\u00a7", self.ctx), act))
-        if not pairs:
-            return term
-        key = (tuple(f.tag for f in frames), str(act), len(self._graph_tags))
-        made = self._substitutions.get(key)
-        if made is None:  # z3.substitute checks every pair on every call: build the arrays once
-            olds, news = (z3.Ast * len(pairs))(), (z3.Ast * len(pairs))()
-            for i, (a, b) in enumerate(pairs):
-                olds[i], news[i] = a.as_ast(), b.as_ast()
-            made = self._substitutions[key] = (len(pairs), olds, news, pairs)  # (pairs: keeps the terms alive)
-        return z3.z3._to_expr_ref(z3.Z3_substitute(self.ctx.ref(), term.as_ast(), made[0], made[1], made[2]), self.ctx)
+        return pairs
 
     def from_template(self, e: Expr, env: Mapping[str, int], s: Any, t: Any) -> Any:
         """*e* over frames *s* and *t*, renamed from its encoding over the template frames (None
