@@ -84,6 +84,18 @@ def test_a_deleted_clause_is_caught_by_the_library_and_by_a_property(bundled: Mo
     assert survivor.status == "survived" and "scenarios as expected" in survivor.detail
 
 
+def test_a_game_where_the_mutated_rule_is_dead_is_not_checked_again(bundled: Model) -> None:
+    """810.8a (Two-Headed Giant) is false wherever it could apply in a standard game, and stays so
+    with its variant test turned round (a standard game has no teammate to leave with): the effects
+    games are left as they were, verdicts and all, and the outcome says so. Negated, the rule holds
+    everywhere: then the games are checked, and the mutant is caught."""
+    base = baseline(bundled, ["effects"])
+    ms = {m.key: m for m in mutants(bundled, frozenset({"810.8a"}))}
+    out = judge(bundled, ms["810.8a when relational #1"], base, [])
+    assert out.status == "survived" and "1 where the rule is dead, before and after" in out.detail
+    assert judge(bundled, ms["810.8a when negate-guard #1"], base, []).status == "killed"
+
+
 def _mutate(rules: Path, *extra: str) -> tuple[int, str]:
     run = CliRunner().invoke(main, ["mutate", "--rules", str(rules), "--rule", "104.4a", "--config", "effects",
                                     "--jobs", "1", *extra])

@@ -10,7 +10,7 @@ from typing import Callable
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.evaluate import Compiler, Fn, Instance
-from verify.explicit.explore import StateGraph
+from verify.explicit.explore import StateGraph, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, names
 from verify.model.state import State
 from verify.model.types import Model, Property, Rule
@@ -26,6 +26,17 @@ class GraphContext:
         self.terminal_nodes = graph.terminal()
         self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal(),
                                  graph.oracle)
+
+    def required(self, prop: Property) -> tuple[list[int], list[int]] | None:
+        """The only nodes, and steps out of them, where *prop*'s premise can hold, when a
+        top-level conjunct of it requires a game enumeration's value (``phase == draw``); the
+        others are skipped in the same order, so the first state found is the same."""
+        need = required_values(prop.when, self.graph.layout)
+        if need is None:
+            return None
+        var, values = need
+        layout = self.graph.layout
+        return self.graph.where(layout.base[var], frozenset(layout.codes[v] for v in values))
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
         players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]
@@ -198,14 +209,17 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
                     violation = (graph.path_to(i), p, point)
                     return
 
+    only = ctx.required(prop)
     if prop.kind == "state":
-        on_state(list(range(len(states))), "state")
+        on_state(list(range(len(states))) if only is None else only[0], "state")
     elif prop.kind == "terminal":
         on_state(graph.terminal(prop.ignored) if prop.ignored else ctx.terminal_nodes, "terminal")
     else:
         turned = graph.turned  # empty without symmetry reduction
         left_out = graph.of_kinds(prop.ignored)
-        for e, (a, b, k) in enumerate(graph.edges()):
+        src, dst, lab = graph.src, graph.dst, graph.lab
+        for e in range(len(src)) if only is None else only[1]:
+            a, b, k = src[e], dst[e], lab[e]
             if k in left_out or b in outside:
                 continue
             s = states[a]

@@ -55,8 +55,10 @@ class Compiler(Walker):
     """
 
     def __init__(self, model: Model, layout: Layout, params: Mapping[str, int],
-                 terminal: Callable[[State], bool] | None = None, oracle: GraphOracle | None = None):
+                 terminal: Callable[[State], bool] | None = None, oracle: GraphOracle | None = None,
+                 constants: Mapping[int, Any] | None = None):
         self.model, self.layout, self.params = model, layout, params
+        self.constants = constants or {}  # slots known to hold one value (a fixed variable's only one)
         self.terminal = terminal
         self.oracle = oracle
         self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
@@ -182,6 +184,8 @@ class Compiler(Walker):
                     return _C(lambda s, t: t[base + f(s, t)])
                 return _C(lambda s, t: s[base + f(s, t)])
             k = base + idx.const
+        if k in self.constants:  # fixed: never assigned, so the same after a step
+            return _const(self.constants[k])
         if node.primed:
             return _C(lambda s, t: t[k])
         return _C(lambda s, t: s[k])

@@ -25,7 +25,7 @@ from verify.language.expr import Binary, Expr, Member, Var
 from verify.model.state import Layout, State, initial_states, slot_choices
 from verify.model.types import Config, Model, mandatoriness, property_graph_names
 
-__all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components"]
+__all__ = ["StateGraph", "explore", "to_networkx", "cyclic_components", "required_values"]
 
 
 CUT_FIRM = 1  # a cut step that every property counts (or the state limit)
@@ -79,6 +79,8 @@ class StateGraph:
     halted: bool = False  # the budget's memory or time limit stopped the search
     limit_cut: set[int] = field(default_factory=set)  # nodes a limit (not a bound) left unexpanded
     _of_kinds: dict[frozenset[str], frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
+    _with: dict[tuple[int, frozenset[int]], tuple[list[int], list[int]]] = field(default_factory=dict, repr=False,
+                                                                             compare=False)
 
     def target(self, e: int) -> State:
         """The state step *e* leads to from its source node's state (not its rotation class)."""
@@ -96,6 +98,16 @@ class StateGraph:
         if kinds not in self._of_kinds:
             self._of_kinds[kinds] = frozenset(i.index for i in self.instances if i.rule.kind in kinds)
         return self._of_kinds[kinds]
+
+    def where(self, slot: int, codes: frozenset[int]) -> tuple[list[int], list[int]]:
+        """The nodes whose state has one of *codes* in *slot*, and the steps out of them, each in
+        order (computed once per slot and codes): a property whose premise requires such a value
+        (``phase == draw``) need look at no other."""
+        key = (slot, codes)
+        if key not in self._with:
+            ok = bytes(s[slot] in codes for s in self.states)
+            self._with[key] = ([i for i, b in enumerate(ok) if b], [e for e, a in enumerate(self.src) if ok[a]])
+        return self._with[key]
 
     @cached_property
     def released(self) -> list[str]:
@@ -209,7 +221,7 @@ class StateGraph:
         return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}{sym}"
 
 
-def _dispatch(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
+def required_values(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
     """(game enumeration variable, values) that a guard's top-level conjunct requires."""
     stack = [expr]
     while stack:
@@ -236,7 +248,7 @@ def _dispatch(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
 
 def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, dict[int, tuple[Instance, ...]]] | None:
     """Instances grouped by the value of the enumeration most guards test."""
-    found = [(_dispatch(i.rule.when, layout), i) for i in insts]
+    found = [(required_values(i.rule.when, layout), i) for i in insts]
     votes = Counter(d[0] for d, _ in found if d)
     if not votes:
         return None

@@ -7,7 +7,7 @@ from typing import Any, Iterator, Mapping
 
 from verify.model.types import Config, InitSpec, Vocabulary
 
-__all__ = ["Layout", "State", "initial_states"]
+__all__ = ["Layout", "State", "initial_states", "slot_values"]
 
 State = tuple[Any, ...]  # one value per slot: ints, bools, enumeration codes
 
@@ -195,6 +195,12 @@ def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> li
 
 def initial_states(layout: Layout, config: Config) -> Iterator[State]:
     """Every initial state of *config*, in a fixed order."""
+    for combo in product(*slot_values(layout, config)):
+        yield tuple(combo)
+
+
+def slot_values(layout: Layout, config: Config) -> list[tuple[object, ...]]:
+    """The initial values of every slot of *layout* under *config*, as the state holds them."""
     options: list[tuple[object, ...]] = []
     for i, spec in enumerate(slot_choices(layout, config)):
         vals = spec.explicit()
@@ -206,5 +212,4 @@ def initial_states(layout: Layout, config: Config) -> Iterator[State]:
         elif t == "card":
             vals = tuple(v for v in vals if 0 <= int(v) < layout.k)  # type: ignore[call-overload]
         options.append(vals)
-    for combo in product(*options):
-        yield tuple(combo)
+    return options

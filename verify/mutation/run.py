@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Sequence
 
 from verify.checking.runner import Options, check
 from verify.checking.verdict import Verdict
+from verify.explicit.relevance import live_rules
 from verify.model.types import Model
 from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
@@ -32,11 +33,13 @@ __all__ = ["Baseline", "baseline", "judge", "run_mutants"]
 
 @dataclass(frozen=True)
 class Baseline:
-    """What the unmutated model gives: each property's verdict over all games, and the games
-    in the order the mutants are checked on them (fewest states first)."""
+    """What the unmutated model gives: each property's verdict over all games and on each
+    configuration's games, and the configurations in the order the mutants are checked on them
+    (fewest states first)."""
 
     verdicts: dict[str, Verdict]
     configs: tuple[str, ...]
+    per_config: dict[str, dict[str, list[Verdict]]]
 
 
 def _options(config: str) -> Options:
@@ -58,33 +61,50 @@ def _overall(per_config: Iterable[Verdict]) -> Verdict:
 def baseline(model: Model, configs: Sequence[str] | None = None) -> Baseline:
     names = list(configs) if configs else [c.name for c in model.configs]
     per: dict[str, list[Verdict]] = {p.id: [] for p in model.properties}
+    per_config: dict[str, dict[str, list[Verdict]]] = {}
     cost: dict[str, float] = {}
     for name in names:
         start = time.perf_counter()
+        per_config[name] = {p.id: [] for p in model.properties}
         for r in check(model, model.properties, _options(name)):
             per[r.property_id].append(r.verdict)
+            per_config[name][r.property_id].append(r.verdict)
         cost[name] = time.perf_counter() - start
-    return Baseline({p: _overall(vs) for p, vs in per.items()}, tuple(sorted(names, key=lambda n: cost[n])))
+    return Baseline({p: _overall(vs) for p, vs in per.items()}, tuple(sorted(names, key=lambda n: cost[n])), per_config)
 
 
 def judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scenario]) -> Outcome:
     start = time.perf_counter()
     try:
-        status, by, detail = _judge(apply(model, mutant), base, scenarios)
+        status, by, detail = _judge(model, mutant, base, scenarios)
     except Exception as err:  # the mutant broke the checker: reported apart, with where
         frame = traceback.extract_tb(err.__traceback__)[-1]
         status, by, detail = "error", type(err).__name__, f"{err} ({os.path.basename(frame.filename)}:{frame.lineno})"
     return Outcome(mutant, status, by, detail, time.perf_counter() - start)
 
 
-def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:
+def _dead_in(model: Model, mm: Model, rule_id: str, name: str) -> bool:
+    """Whether the mutated rule is dead in every game of configuration *name*, before and after
+    the mutation (verify.explicit.relevance): those games are the model's own, verdicts and all."""
+    among = frozenset((rule_id,))
+    return not any(live_rules(m, m.config(name), n, among) for m in (model, mm) for n in m.config(name).players)
+
+
+def _judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:
+    mm = apply(model, mutant)
     for sc in scenarios:
         case = CaseResult(simulate(mm, sc))  # judged as verify all judges it
         if not case.ok:
             got = "; ".join(case.sim.labels + tuple(case.sim.state_misses))
             return "killed", f"scenario {case.name}", f"expected {wanted(case.sim)}, got {got} ({case.status})"
     per: dict[str, list[Verdict]] = {p.id: [] for p in mm.properties}
+    reused = 0
     for name in base.configs:
+        if _dead_in(model, mm, mutant.rule, name):
+            reused += 1
+            for pid, vs in base.per_config[name].items():
+                per[pid] += vs
+            continue
         for r in check(mm, mm.properties, _options(name)):
             per[r.property_id].append(r.verdict)
             if r.verdict in (Verdict.VIOLATED, Verdict.UNKNOWN) and base.verdicts[r.property_id] is not r.verdict:
@@ -93,8 +113,9 @@ def _judge(mm: Model, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[st
         v = _overall(vs)
         if v is not base.verdicts[pid]:
             return "killed", f"property {pid}", f"{v.value} (was {base.verdicts[pid].value})"
+    dead = f"; {reused} where the rule is dead, before and after, as they were" if reused else ""
     return ("survived", "", f"{len(scenarios)} scenarios as expected; {len(per)} properties as before on "
-            f"{len(base.configs)} configuration{'s' if len(base.configs) != 1 else ''} (explicit exploration)")
+            f"{len(base.configs)} configuration{'s' if len(base.configs) != 1 else ''} (explicit exploration{dead})")
 
 
 # -- in parallel -------------------------------------------------------------------------

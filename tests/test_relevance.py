@@ -1,0 +1,53 @@
+"""A rule dead in a game changes nothing there: deleting it gives the same states and steps, and
+every rule that fires in a game is live in it."""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import pytest
+from conftest import ROOT
+
+from verify.explicit.explore import StateGraph, explore
+from verify.explicit.relevance import dead_rules, live_rules
+from verify.model.loader import load_model
+
+MODEL = load_model(ROOT / "model")
+# Small games of every sort the relevance reads: a standard game with effects, one with cards and
+# their statics, a commander game, a loop game with abstract cards, a Two-Headed Giant game.
+GAMES = (("effects", 2), ("card-statics", 2), ("commander", 2), ("loop-pair", 2), ("loop-draw", 2),
+         ("two-headed-giant-draws", 4))
+
+
+def _steps(graph: StateGraph) -> list[tuple[int, int, tuple[str, int | None, int | None]]]:
+    return [(a, b, graph.instances[k].key) for a, b, k in graph.edges()]
+
+
+@lru_cache(maxsize=None)
+def _graph(name: str, n: int) -> StateGraph:
+    return explore(MODEL, MODEL.config(name), n)
+
+
+@pytest.mark.parametrize("name,n", GAMES, ids=[f"{g}-{n}p" for g, n in GAMES])
+def test_every_rule_that_fires_is_live(name: str, n: int) -> None:
+    graph = _graph(name, n)
+    fired = {graph.instances[k].rule.id for k in graph.lab}
+    assert fired and fired <= live_rules(MODEL, MODEL.config(name), n)
+
+
+@pytest.mark.parametrize("name,n", GAMES, ids=[f"{g}-{n}p" for g, n in GAMES])
+def test_deleting_the_dead_rules_changes_nothing(name: str, n: int) -> None:
+    """All of them at once: a rule wrongly called dead would take its steps or its clause along
+    (each is false in every state with the game's fixed values, so any subset of them is too)."""
+    graph = _graph(name, n)
+    dead = dead_rules(MODEL, MODEL.config(name), n)
+    assert dead
+    without = replace(MODEL, rules=tuple(r for r in MODEL.rules if r.id not in dead))
+    other = explore(without, without.config(name), n)
+    assert other.states == graph.states
+    assert _steps(other) == _steps(graph)
+
+
+def test_a_variant_rule_is_live_in_its_variant_only() -> None:
+    assert "810.8a" in dead_rules(MODEL, MODEL.config("effects"), 2)
+    assert "810.8a" in live_rules(MODEL, MODEL.config("two-headed-giant-draws"), 4)

@@ -1,0 +1,72 @@
+"""Which rules can make a difference in a game, and which are dead there.
+
+A game (a configuration and a player count) fixes some values for good: the configuration's
+parameters, the player count and the teams, and every fixed variable (a rule cannot assign one)
+that the configuration starts at one value only (the variant, the range of influence option, a
+card's static ability). A rule is *dead* in the game when those values make it false wherever it
+could apply: a transition whose guard is false for every actor and card never fires (nor is an
+optional action the configuration leaves out); a clause or exception whose condition is false for
+every argument adds nothing to its predicate. Deleting a dead rule, or changing it in any way that
+keeps it dead, changes nothing in the game: the same states, the same steps, the same predicates.
+"""
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from verify.explicit.evaluate import Compiler
+from verify.model.state import Layout, slot_values
+from verify.model.types import Config, Model, Rule
+
+__all__ = ["fixed_slots", "live_rules", "dead_rules"]
+
+
+def fixed_slots(layout: Layout, config: Config) -> dict[int, Any]:
+    """The slots of fixed variables that *config* starts at one value: they keep it all game."""
+    values = slot_values(layout, config)
+    return {k: vals[0] for k, vals in enumerate(values)
+            if len(vals) == 1 and layout.vocab.vars[layout.var_of(k)].fixed}
+
+
+def live_rules(model: Model, config: Config, n: int, among: frozenset[str] | None = None) -> frozenset[str]:
+    """The ids of the rules that are not dead in the game of *config* with *n* players (of the
+    rules in *among*, when given).
+
+    >>> from verify.model.loader import load_model
+    >>> m = load_model()
+    >>> live = live_rules(m, m.config("duel"), 2)
+    >>> "704.5a" in live, "810.8a" in live   # the life rule, and a Two-Headed Giant rule
+    (True, False)
+    """
+    layout = Layout.for_config(model.vocab, n, config)
+    comp = Compiler(model, layout, config.params, constants=fixed_slots(layout, config))
+    return frozenset(r.id for r in model.rules
+                     if (among is None or r.id in among) and _live(comp, r, config, layout))
+
+
+def dead_rules(model: Model, config: Config, n: int) -> frozenset[str]:
+    """The ids of the rules dead in the game of *config* with *n* players."""
+    return frozenset(r.id for r in model.rules) - live_rules(model, config, n)
+
+
+def _live(comp: Compiler, rule: Rule, config: Config, layout: Layout) -> bool:
+    if rule.is_transition:
+        if rule.kind == "optional" and config.actions is not None and rule.id not in config.actions:
+            return False
+        actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
+        cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
+        envs = []
+        for actor, card in product(actors, cards):
+            env = {rule.actor: actor} if rule.actor and actor is not None else {}
+            if rule.card and card is not None:
+                env[rule.card] = card
+            envs.append(env)
+    else:
+        assert rule.defines is not None
+        params = comp.model.vocab.preds[rule.defines].params
+        envs = [dict(zip(params, args)) for args in product(range(layout.n), repeat=len(params))]
+    for env in envs:
+        guard = comp.walk(rule.when, env)
+        if not guard.is_const or guard.const:
+            return True
+    return False
