@@ -310,6 +310,9 @@ def test_end_of_expression_points_at_the_end(model_copy: Path) -> None:
                  'then = "drew_from_empty[p] := 3;', "3;", "expected a bool expression, found int", id="int-to-bool"),
     pytest.param("rules/704-sba.toml", POISON_SBA, 'when = "poison[p] + poison_limit"',
                  "+ poison_limit", "expected a bool expression, found int", id="int-guard"),  # at its operator
+    pytest.param("rules/104-ending.toml", 'mandatory_loop and not limited_range"',
+                 'mandatory_loop and not limited_range and loop_involves(active)"', "active)",
+                 "'loop_involves' expects a card", id="player-for-a-card"),
 ])
 def test_type_error(model_copy: Path, rel: str, old: str, new: str, needle: str, phrase: str) -> None:
     text = edit(model_copy, rel, old, new)
@@ -321,6 +324,17 @@ def test_type_error(model_copy: Path, rel: str, old: str, new: str, needle: str,
 
 
 # -- 5. duplicate rule id -------------------------------------------------------------
+
+def test_a_graph_name_about_a_card_only_where_the_play_graph_is_known(model_copy: Path) -> None:
+    """loop_involves(c) asks about the play graph: a clause (a predicate of one state) cannot."""
+    rel = "rules/801-range-of-influence.toml"
+    text = edit(model_copy, rel, 'when = "not limited_range"', 'when = "not limited_range or any(c in cards: loop_involves(c))"')
+    line, col = position(text, "loop_involves(c))")
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    d = expect_diag(run, model_copy, rel, line, col, "asks about the play graph")
+    assert d.code == "graph"
+
 
 def test_duplicate_rule_id(model_copy: Path) -> None:
     rel = "rules/121-drawing.toml"

@@ -152,6 +152,40 @@ def test_an_unrelated_option_neither_prevents_the_draw_nor_must_be_used() -> Non
     assert exiled and not any(g.oracle.holds("mandatory_loop", g.states[i]) for i in exiled)
 
 
+def test_a_loop_with_limited_range_is_a_draw_for_its_players_and_their_neighbours() -> None:
+    """801.16: Echo (P0's) and Reply (P1's) are the loop's objects; with range one the draw takes
+    P0, P1 and their neighbours P4 and P2, and P3 plays on (and, alone, wins)."""
+    g = _graph("range-of-influence-loop", 5)
+    assert g.oracle is not None
+    on_loop = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
+    assert on_loop and all(g.oracle.involves(0, s) and g.oracle.involves(1, s) for s in on_loop)
+    assert not any(g.oracle.involves(c, s) for s in g.states for c in (0, 1)
+                   if not g.oracle.holds("mandatory_loop", s))
+    status = g.layout.base["status"]
+    drawn, playing = g.layout.codes["drawn"], g.layout.codes["playing"]
+    draws = [(g.states[a], g.states[b]) for a, b, k in g.edges() if g.instances[k].rule.id == "801.16"]
+    assert draws and not any(g.instances[k].rule.id == "104.4b" for _, _, k in g.edges())
+    for before, after in draws:
+        took = {p for p in range(5) if before[status + p] == playing and after[status + p] == drawn}
+        assert took == {0, 1, 2, 4} - {p for p in range(5) if before[status + p] != playing}
+
+
+def test_z3_lasso_involves_the_cards_of_its_cycle() -> None:
+    """A lasso's loop is its cycle: the cards whose abilities are its steps are the ones involved."""
+    config = MODEL.config("range-of-influence-loop")
+    sym = SymbolicChecker(MODEL, config, 5, bounded=True, depth=14)
+    trace, reason = sym.lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
+    assert trace is not None, reason
+    assert trace.loop_start is not None
+    cards = {step.card for step in trace.steps[trace.loop_start + 1:]} - {None}
+    assert cards == {0, 1}
+    # the loop's own cards are involved, so its draw is there: no lasso refutes the property (with
+    # loop_involves left free, Z3 made one up where no card was involved and 801.16 could not fire)
+    sym.session.lasso_depth = 12  # the made-up one had 12 steps
+    bad, reason = sym.lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=True)
+    assert bad is None and reason is None
+
+
 def test_the_loop_rule_is_a_rule_of_the_model() -> None:
     rule = MODEL.rule("104.4b")
     assert rule.graph and rule.kind == "mandatory" and "mandatory_loop" in rule.when_src

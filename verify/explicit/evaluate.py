@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
 from verify.language.walker import Walker
 from verify.model.state import Layout, State
-from verify.model.types import GRAPH_NAMES, Model, Rule
+from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, Model, Rule
 
 __all__ = ["Compiler", "Instance", "instances", "Fn", "GraphOracle"]
 
@@ -43,6 +43,8 @@ class GraphOracle(Protocol):
     """Answers the graph names (DESIGN §3) for states of an explored graph."""
 
     def holds(self, name: str, s: State) -> bool: ...
+
+    def involves(self, card: int, s: State) -> bool: ...
 
     def successors(self, s: State) -> Iterable[State]: ...
 
@@ -195,6 +197,13 @@ class Compiler(Walker):
             body, ask = self.walk(node.args[0], env).fn, self._ask
             return _C(lambda s, t: any(body(s, u) for u in ask().successors(s)))
         args = [self.walk(a, env) for a in node.args]
+        if node.func in CARD_GRAPH_NAMES:  # loop_involves(c)
+            card, ask = args[0], self._ask
+            if card.is_const:
+                c = card.const
+                return _C(lambda s, t: ask().involves(c, s))
+            fc = card.fn
+            return _C(lambda s, t: ask().involves(fc(s, t), s))
         if node.func in self.model.vocab.preds:
             if all(a.is_const for a in args):
                 return self._pred(node.func, tuple(a.const for a in args))

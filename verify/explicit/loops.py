@@ -57,6 +57,7 @@ class PlayGraph:
     def __init__(self, graph: Explored):
         self.graph = graph
         self._comps: dict[bool, dict[int, int]] = {}
+        self._involved: dict[int, frozenset[int]] | None = None  # mandatory component -> its cards
         self._edges = -1  # the edge count _succ and _leaves were computed for
         self._succ: dict[int, list[tuple[int, int]]] = {}  # node -> [(instance, target)]
         self._leaves: set[int] = set()
@@ -96,6 +97,25 @@ class PlayGraph:
             self._refresh()
             return self.components(mandatory=False).get(node, -1 - node) in self._leaves
         raise KeyError(name)
+
+    def involves(self, card: int, s: State) -> bool:
+        """Whether *card* is an object involved in the mandatory loop *s* is on: one of the loop's
+        steps is an instance of a rule for that card (its ability; 801.16, 104.4f)."""
+        comps = self.components(mandatory=True)
+        comp = comps.get(self.graph.node_of(s))
+        if comp is None:
+            return False
+        if self._involved is None:
+            insts = self.graph.instances
+            found: dict[int, set[int]] = {}
+            for a, b, k in self.graph.edges():
+                inst = insts[k]
+                ca = comps.get(a)
+                if (inst.card is not None and ca is not None and ca == comps.get(b) and not inst.rule.graph
+                        and inst.rule.kind in LOOP_KINDS):
+                    found.setdefault(ca, set()).add(inst.card)
+            self._involved = {c: frozenset(v) for c, v in found.items()}
+        return card in self._involved.get(comp, frozenset())
 
     def successors(self, s: State) -> Iterable[State]:
         self._refresh()

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 from verify.errors import Diagnostic, SourceLoc, suggest
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
-from verify.language.vocabulary import GRAPH_NAMES, LOOP_NAMES, Vocabulary
+from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES, Vocabulary
 from verify.language.walker import Walker
 
 __all__ = ["TypeChecker", "Scope", "BUILTINS"]
@@ -191,6 +191,15 @@ class TypeChecker(Walker):
                 self._err(node.loc, "arity", f"'next' takes 1 argument, got {len(node.args)}")
             if self.walk(node.args[0], replace(scope, primed=True)) != BOOL:
                 self._err(node.args[0].loc, "type", "'next' needs a bool expression over the successor (x')")
+            return BOOL
+        if node.func in CARD_GRAPH_NAMES:
+            if node.func not in scope.graph:
+                self._err(node.loc, "graph", f"'{node.func}(...)' asks about the play graph; it is allowed only in "
+                          "properties and the guards of transition rules")
+            if len(node.args) != 1:
+                self._err(node.loc, "arity", f"'{node.func}' takes 1 argument (a card), got {len(node.args)}")
+            if self.walk(node.args[0], scope) != CARD:
+                self._err(node.args[0].loc, "type", f"'{node.func}' expects a card")
             return BOOL
         pred = self.vocab.preds.get(node.func)
         if pred is not None:

@@ -7,13 +7,17 @@ from typing import Mapping
 
 from verify.errors import SourceLoc
 
-__all__ = ["VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "GRAPH_NAMES", "LOOP_NAMES"]
+__all__ = ["VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "GRAPH_NAMES", "LOOP_NAMES", "CARD_GRAPH_NAMES"]
 
 # Names that ask about the play graph rather than one state (DESIGN §3, 104.4b, 732):
 # on a cycle of play made only of mandatory steps and passes; on any cycle of play
 # (conceding aside); some optional action is available; some way out of the cycle.
 GRAPH_NAMES = ("mandatory_loop", "in_cycle", "optional_available", "can_leave_cycle")
 LOOP_NAMES = ("mandatory_loop", "in_cycle", "optional_available")  # the ones a rule's guard may use
+# Graph names about one card, called with it: loop_involves(c), the card is an object involved in
+# the mandatory loop the state is on (one of the loop's steps is its ability: 801.16, 104.4f).
+# Allowed where the mandatory loop is (guards of transition rules and properties).
+CARD_GRAPH_NAMES = ("loop_involves",)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from verify.language.parser import ParseFailure, parse_expr, parse_stmts
 from verify.language.typecheck import Scope, TypeChecker
 from verify.model.positions import MAX_NESTING, Positions, string_origin, too_deep
 from verify.model.types import (
+    CARD_GRAPH_NAMES,
     CLAUSE_KINDS,
     GRAPH_NAMES,
     LOOP_NAMES,
@@ -346,12 +347,15 @@ class _Loader:
             return None
         cards = frozenset({card} if card else set())
         guard_scope = Scope(frozenset(bound), cards=cards,
-                            graph=LOOP_NAMES if kind in TRANSITION_KINDS else ())
+                            graph=LOOP_NAMES + CARD_GRAPH_NAMES if kind in TRANSITION_KINDS else ())
         checker.check_expr(when, guard_scope)
-        checker.check_stmts(then, Scope(frozenset(bound), cards=cards))
+        # an update may read the graph names of the state it leaves (801.16: who controls an object
+        # of the loop); such a rule asks about the play graph as a guard that reads them would
+        checker.check_stmts(then, Scope(frozenset(bound), cards=cards,
+                                        graph=LOOP_NAMES + CARD_GRAPH_NAMES if kind in TRANSITION_KINDS else ()))
         if not ok:
             return None
-        graph = bool(names(when) & set(LOOP_NAMES))
+        graph = bool(set().union(names(when), *(names(a) for a in then)) & set(LOOP_NAMES + CARD_GRAPH_NAMES))
         return Rule(rid, cites, spec["text"], kind, actor, defines, when, then, spec["when"],
                     spec.get("then", ""), f.loc(*at, "id"), card, graph)
 
@@ -418,7 +422,7 @@ class _Loader:
                 continue
             var = spec.get("for")
             scope = Scope(frozenset({var} if var else set()), primed=(kind == "step"), terminal=True,
-                          graph=GRAPH_NAMES + ("next",))
+                          graph=GRAPH_NAMES + CARD_GRAPH_NAMES + ("next",))
             checker.check_expr(when, scope)
             checker.check_expr(then, scope)
             misplaced = [k for k in ("concessions", "optional") if k in spec and kind == "state"]

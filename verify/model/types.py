@@ -7,12 +7,12 @@ from typing import Mapping
 
 from verify.errors import Diagnostic, SourceLoc
 from verify.language.expr import Expr, Stmt, names
-from verify.language.vocabulary import GRAPH_NAMES, LOOP_NAMES, ParamDecl, PredDecl, VarDecl, Vocabulary
+from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES, ParamDecl, PredDecl, VarDecl, Vocabulary
 
 __all__ = [
     "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model",
     "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
-    "mandatoriness", "graph_names", "property_graph_names", "GRAPH_NAMES", "LOOP_NAMES", "LOOP_KINDS", "PLAY_KINDS",
+    "mandatoriness", "graph_names", "property_graph_names", "GRAPH_NAMES", "LOOP_NAMES", "CARD_GRAPH_NAMES", "LOOP_KINDS", "PLAY_KINDS",
 ]
 
 # How a transition kind counts for the loop rules (DESIGN §3): passing priority
@@ -208,7 +208,7 @@ class Model:
 
 def graph_names(e: object) -> set[str]:
     """The graph names an expression asks about ('next' for next(...))."""
-    return names(e) & (set(GRAPH_NAMES) | {"next"})
+    return names(e) & (set(GRAPH_NAMES) | set(CARD_GRAPH_NAMES) | {"next"})
 
 
 def property_graph_names(prop: Property) -> set[str]:

@@ -16,9 +16,9 @@ from verify.explicit.evaluate import Instance
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
 from verify.language.walker import Walker
 from verify.model.state import Layout, State, slot_choices
-from verify.model.types import GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
+from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
 
-__all__ = ["Frame", "Encoder", "TransitionSystem"]
+__all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name"]
 
 # An encoding made once, keyed by the identities of what it was made from; the entry keeps those
 # objects alive, so an identity in a key is never reused by another object while the entry lasts.
@@ -55,6 +55,11 @@ class Frame:
             val = model.evaluate(v, model_completion=True)
             out.append(z3.is_true(val) if t == "bool" else val.as_long())
         return tuple(out)
+
+
+def card_graph_name(name: str, card: int) -> str:
+    """The free Boolean of a graph name about one card: 'loop_involves[0]'."""
+    return f"{name}[{card}]"
 
 
 class Encoder(Walker):
@@ -149,6 +154,16 @@ class Encoder(Walker):
         if node.func == "next":
             return self._graph.some_successor(lambda u: self.walk(node.args[0], env, s, u), s)
         args = [self.walk(a, env, s, t) for a in node.args]
+        if node.func in CARD_GRAPH_NAMES:  # loop_involves(c): one free Boolean per card
+            per = [self._graph.graph_name(card_graph_name(node.func, c), s) for c in range(self.layout.k)]
+            if not per:
+                return z3.BoolVal(False, self.ctx)
+            if z3.is_int_value(args[0]):
+                return per[args[0].as_long()]
+            out = per[-1]
+            for c in reversed(range(len(per) - 1)):
+                out = z3.If(args[0] == c, per[c], out)
+            return out
         if node.func in self.model.vocab.preds:
             if all(z3.is_int_value(a) for a in args):
                 return self.pred(node.func, tuple(a.as_long() for a in args), s)
@@ -393,10 +408,20 @@ class TransitionSystem:
             out = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
             return z3.Or(out) if out else z3.BoolVal(False, self.ctx)
         loop, cyc = self.graph_name("mandatory_loop", s), self.graph_name("in_cycle", s)
+        # a card is involved only in the mandatory loop the state is on
+        involved = [z3.Implies(self.graph_name(name, s), loop) for name in self.card_graph_names()]
         if self.acyclic:  # a proved ranking: no play goes on forever, so no state is on a cycle
-            return z3.And(z3.Not(loop), z3.Not(cyc))
+            return z3.And(z3.Not(loop), z3.Not(cyc), *involved)
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
-                      z3.Implies(loop, onward(LOOP_KINDS)))
+                      z3.Implies(loop, onward(LOOP_KINDS)), *involved)
+
+    def card_graph_names(self) -> list[str]:
+        """The free Booleans of the graph names about one card: 'loop_involves[0]', ..."""
+        return [card_graph_name(g, c) for g in CARD_GRAPH_NAMES for c in range(self.layout.k)]
+
+    def graph_bools(self) -> list[str]:
+        """Every graph name that is a free Boolean of a state (optional_available is local)."""
+        return [g for g in GRAPH_NAMES if g != "optional_available"] + self.card_graph_names()
 
     def after(self, s: Frame, inst: Instance) -> "_After":
         """The state *inst* leads to from *s* (kept, so its identity is stable for memoised terms)."""
@@ -458,7 +483,7 @@ class TransitionSystem:
             for seen in sorted(self._graph_tags):  # the frame's graph names, and those of its successors
                 if seen == tag or seen.startswith(tag + ">"):
                     pairs += [(z3.Bool(f"{name}@{seen}", self.ctx), z3.Bool(f"{name}@{f.tag}{seen[len(tag):]}", self.ctx))
-                              for name in GRAPH_NAMES if name != "optional_available"]
+                              for name in self.graph_bools()]
         if act is not None:
             pairs.append((z3.Int("act@\u00a7", self.ctx), act))
         return pairs

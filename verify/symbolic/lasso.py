@@ -10,7 +10,7 @@ import z3
 from verify.explicit.drift import Drift, fixed_values
 from verify.model.state import State
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, Property, graph_names, property_graph_names
-from verify.symbolic.encode import Frame
+from verify.symbolic.encode import Frame, card_graph_name
 from verify.symbolic.session import Session
 
 __all__ = ["Lasso", "lasso", "lasso_kind"]
@@ -70,7 +70,8 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
             sj = frames[j]
             goal = z3.Or([z3.And(ses.premise(inst, sj), z3.Not(ses.holds(inst, sj))) if violation
                           else ses.premise(inst, sj) for inst in insts])
-            closes.append(z3.And(loop == j, ts.graph_name(kind, sj), _match(ses, frames[j:], drift), goal))
+            closes.append(z3.And(loop == j, ts.graph_name(kind, sj), _match(ses, frames[j:], drift), goal,
+                                 *_involved(ses, kind, sj, acts[j:])))
         sol.add(z3.Or(closes))
         res = ses.check(sol, begun)
         if res == z3.sat:
@@ -84,6 +85,19 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
             return None, f"{ses.gave_up(sol, begun)} at depth {k}"
         sol.pop()
     return None, None
+
+
+def _involved(ses: Session, kind: str, sj: Frame, cycle: list[Any]) -> list[Any]:
+    """On a mandatory loop, the cards the loop involves (loop_involves) are those whose rule
+    instances are steps of the lasso's cycle: the loop is that cycle."""
+    if kind != "mandatory_loop":
+        return []
+    out = []
+    for c in range(ses.layout.k):
+        mine = [i.index for i in ses.insts if i.card == c and not i.rule.graph and i.rule.kind in LOOP_KINDS]
+        fired = z3.Or([a == x for a in cycle for x in mine]) if mine and cycle else z3.BoolVal(False, ses.ts.ctx)
+        out.append(ses.ts.graph_name(card_graph_name("loop_involves", c), sj) == fired)
+    return out
 
 
 def _match(ses: Session, cycle: list[Frame], drift: Drift | None) -> Any:

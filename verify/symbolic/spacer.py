@@ -36,7 +36,7 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     inv = z3.Function("Reach", *[v.sort() for v in s.vars], z3.BoolSort(ctx))
     fp.register_relation(inv)
     act = z3.Int("act@s", ctx)
-    graph = [ts.graph_name(g, f) for f in (s, t) for g in ("mandatory_loop", "in_cycle", "can_leave_cycle")]
+    graph = [ts.graph_name(g, f) for f in (s, t) for g in ts.graph_bools()]
     fp.declare_var(*s.vars, *t.vars, act, *graph)
     fp.rule(inv(*s.vars), [ts.domain(s), ts.init(s)])
     fp.rule(inv(*t.vars), [inv(*s.vars), ts.domain(t), ts.step(s, t, act)])

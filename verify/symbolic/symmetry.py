@@ -69,8 +69,10 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
     # the rotated states are views with a frame's shape (slots by number, a tag)
     rs, rt = cast(Frame, _Rotated(s, rot, ctx)), cast(Frame, _Rotated(t, rot, ctx))
     # graph names read the same on a rotated state
-    same = [(z3.Bool(f"{g}@{rs.tag}", ctx), z3.Bool(f"{g}@{s.tag}", ctx)) for g in GRAPH_NAMES] + \
-           [(z3.Bool(f"{g}@{rt.tag}", ctx), z3.Bool(f"{g}@{t.tag}", ctx)) for g in GRAPH_NAMES]
+    # (a card's involvement too: rotating the seats moves no card)
+    names = list(GRAPH_NAMES) + ts.card_graph_names()
+    same = [(z3.Bool(f"{g}@{rs.tag}", ctx), z3.Bool(f"{g}@{s.tag}", ctx)) for g in names] + \
+           [(z3.Bool(f"{g}@{rt.tag}", ctx), z3.Bool(f"{g}@{t.tag}", ctx)) for g in names]
     solver = z3.Solver(ctx=ctx)
     solver.set(timeout=timeout_ms, rlimit=rlimit)
     solver.add(ts.domain(s, fixed=False))
