@@ -78,6 +78,27 @@ def test_explicit_engine_finds_the_violation_and_reports_it(spec: brokenmodels.B
     assert (tmp_path / "reports" / "traces" / f"{spec.property}.counterexample.itf.json").is_file()
 
 
+# A copy whose counterexample is a step property's, and one whose is a state property's.
+EARLY = [s for s in EXPLORED if s.name in ("win-beats-lose", "decking-flag-never-expires")]
+
+
+@pytest.mark.parametrize("spec", EARLY, ids=_ids(EARLY))
+def test_a_search_for_one_property_stops_at_its_first_counterexample(spec: brokenmodels.Broken) -> None:
+    """Checked alone, the property's search stops at the first counterexample; checked with another
+    property, the whole game is explored. The counterexample is the same."""
+    model = load_model(spec.path)
+    prop = model.property(spec.property)
+    other = next(p for p in model.properties if p.id != prop.id and p.kind != "terminal")
+    options = Options(engine="explicit", configs=(spec.explicit_config or model.configs[0].name,))
+    [alone] = check(model, [prop], options)
+    both = next(r for r in check(model, [prop, other], options) if r.property_id == prop.id)
+    assert alone.verdict is both.verdict is Verdict.VIOLATED
+    assert alone.trace is not None and both.trace is not None
+    assert alone.trace.steps == both.trace.steps
+    assert alone.method.split(" (")[0] == both.method.split(" (")[0]  # "counterexample at depth N"
+    assert alone.results[0].states < both.results[0].states
+
+
 @pytest.mark.parametrize("spec", [b for b in VIOLATED if b.z3], ids=_ids([b for b in VIOLATED if b.z3]))
 def test_z3_engine_finds_the_violation(spec: brokenmodels.Broken) -> None:
     model = load_model(spec.path)

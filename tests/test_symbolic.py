@@ -12,6 +12,7 @@ from verify.checking.runner import Options, check, combine
 from verify.checking.symbolic import SymbolicChecker
 from verify.checking.verdict import Verdict
 from verify.explicit.explore import explore
+from verify.language.parser import parse_expr
 from verify.cli import write_reports
 from verify.model.loader import load_model
 from verify.symbolic.spacer import recheck
@@ -110,3 +111,18 @@ def test_unknown_carries_a_counterexample_to_induction(tmp_path) -> None:
     # past induction, and Spacer proves it for all counter values
     [both] = check(model, [prop], Options(configs=("duel",)))
     assert both.verdict is Verdict.HOLDS and "Spacer" in both.method
+
+
+def test_a_proved_ranking_lets_bounded_search_refute_a_premise_about_loops() -> None:
+    """Where play always ends (a proved ranking) no state is on a loop: a premise that asks for no
+    mandatory loop is read as true, and bounded model checking gives a real counterexample (the
+    trace replays with the loop names false). Without the ranking such a premise left Z3 only the
+    lasso search, which cannot settle a step."""
+    model = load_model(ROOT / "tests" / "models" / "violated" / "range-ignored-by-win-effect")
+    prop = model.property("range-of-influence-effects-stay-in-range")
+    looped = replace(prop, when=parse_expr(f"({prop.when_src.strip()}) and not mandatory_loop"))
+    sym = SymbolicChecker(model, model.config("range-of-influence"), 5)
+    result = sym.check(looped, witness=False, vacuity=True)
+    assert result.verdict is Verdict.VIOLATED, result.method
+    assert "a proved ranking: no state is on a loop" in result.method
+    assert result.trace is not None and result.trace.steps[-1].rule == "801.14"

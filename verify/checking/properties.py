@@ -5,7 +5,7 @@ import time
 import weakref
 from dataclasses import replace
 from itertools import product
-from typing import Callable
+from typing import Callable, Iterable
 
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.checking.verdict import EngineResult, Verdict
@@ -13,9 +13,9 @@ from verify.explicit.evaluate import Compiler, Fn, Instance
 from verify.explicit.explore import StateGraph, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, names
 from verify.model.state import State
-from verify.model.types import Model, Property, Rule
+from verify.model.types import Model, Property, Rule, property_graph_names
 
-__all__ = ["check_explicit", "explain", "GraphContext"]
+__all__ = ["check_explicit", "explain", "GraphContext", "Scan", "Watch", "stops_early"]
 
 
 class GraphContext:
@@ -181,59 +181,106 @@ def _who(p: int | None) -> str:
     return "" if p is None else f" for P{p}"
 
 
-def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
-    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
-    start = time.perf_counter()
-    ctx = ctx or GraphContext(graph)
-    insts = ctx.compile_property(prop)
-    states = graph.states
-    witness: tuple[list[tuple[int, int]], int | None, str] | None = None
-    violation: tuple[list[tuple[int, int]], int | None, str] | None = None
+_Found = tuple[list[tuple[int, int]], int | None, str]  # path, the property's player, where
 
-    # Below a declared minimum is the domain property's to report; every other property, like Z3,
-    # speaks of the states within the domain.
-    outside = set() if prop.domain else graph.escaped
 
-    def on_state(nodes: list[int], point: str) -> None:
-        nonlocal witness, violation
+class Scan:
+    """One property evaluated on nodes or steps of a graph in the order given: the first one where
+    its premise holds (a witness) and the first where it fails (a counterexample). Nodes and steps
+    are taken in the order the search found them, so the paths are shortest."""
+
+    def __init__(self, graph: StateGraph, prop: Property, insts: list[tuple[int | None, Fn, Fn]]):
+        self.graph, self.prop, self.insts = graph, prop, insts
+        # Below a declared minimum is the domain property's to report; every other property, like
+        # Z3, speaks of the states within the domain.
+        self.outside = set() if prop.domain else graph.escaped
+        self.left_out = graph.of_kinds(prop.ignored)
+        self.witness: _Found | None = None
+        self.violation: _Found | None = None
+
+    def nodes(self, nodes: Iterable[int], point: str) -> None:
+        graph, states, outside = self.graph, self.graph.states, self.outside
         for i in nodes:
             if i in outside:
                 continue
             s = states[i]
-            for p, when, then in insts:
+            for p, when, then in self.insts:
                 if not when(s, None):
                     continue
-                if witness is None:
-                    witness = (graph.path_to(i), p, point)
+                if self.witness is None:
+                    self.witness = (graph.path_to(i), p, point)
                 if not then(s, None):
-                    violation = (graph.path_to(i), p, point)
+                    self.violation = (graph.path_to(i), p, point)
                     return
 
-    only = ctx.required(prop)
-    if prop.kind == "state":
-        on_state(list(range(len(states))) if only is None else only[0], "state")
-    elif prop.kind == "terminal":
-        on_state(graph.terminal(prop.ignored) if prop.ignored else ctx.terminal_nodes, "terminal")
-    else:
+    def steps(self, edges: Iterable[int]) -> None:
+        graph, states, outside, left_out = self.graph, self.graph.states, self.outside, self.left_out
         turned = graph.turned  # empty without symmetry reduction
-        left_out = graph.of_kinds(prop.ignored)
         src, dst, lab = graph.src, graph.dst, graph.lab
-        for e in range(len(src)) if only is None else only[1]:
+        for e in edges:
             a, b, k = src[e], dst[e], lab[e]
             if k in left_out or b in outside:
                 continue
             s = states[a]
             t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
-            for p, when, then in insts:
+            for p, when, then in self.insts:
                 if not when(s, t):
                     continue
-                if witness is None:
-                    witness = (graph.path_to(a) + [(b, k)], p, "step")
+                if self.witness is None:
+                    self.witness = (graph.path_to(a) + [(b, k)], p, "step")
                 if not then(s, t):
-                    violation = (graph.path_to(a) + [(b, k)], p, "step")
-                    break
-            if violation is not None:
-                break
+                    self.violation = (graph.path_to(a) + [(b, k)], p, "step")
+                    return
+
+
+def stops_early(prop: Property) -> bool:
+    """Whether exploration may stop at *prop*'s first counterexample: a state or step property
+    that asks nothing of the play graph or of terminal states, so that the nodes and steps found
+    so far decide it (later ones come later in the order the check reads them)."""
+    return (prop.kind in ("state", "step") and not property_graph_names(prop)
+            and "terminal" not in names(prop.when) | names(prop.then))
+
+
+class Watch:
+    """Checks one property while the search runs (:func:`stops_early`): called with the graph
+    after each node is expanded, it reads the nodes and steps found since, and says stop at the
+    first counterexample. :func:`check_explicit` then finds that same one first."""
+
+    def __init__(self, model: Model, prop: Property):
+        self.model, self.prop = model, prop
+        self.scan: Scan | None = None
+        self.seen_nodes = self.seen_steps = 0
+
+    def __call__(self, graph: StateGraph) -> bool:
+        if self.scan is None:
+            comp = Compiler(self.model, graph.layout, graph.config.params)
+            players: list[int | None] = list(range(graph.n)) if self.prop.var else [None]
+            insts = []
+            for p in players:
+                env = {self.prop.var: p} if self.prop.var and p is not None else {}
+                insts.append((p, comp.expr(self.prop.when, env), comp.expr(self.prop.then, env)))
+            self.scan = Scan(graph, self.prop, insts)
+        if self.prop.kind == "state":
+            self.scan.nodes(range(self.seen_nodes, len(graph.states)), "state")
+        else:
+            self.scan.steps(range(self.seen_steps, len(graph.src)))
+        self.seen_nodes, self.seen_steps = len(graph.states), len(graph.src)
+        return self.scan.violation is not None
+
+
+def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
+    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
+    start = time.perf_counter()
+    ctx = ctx or GraphContext(graph)
+    scan = Scan(graph, prop, ctx.compile_property(prop))
+    only = ctx.required(prop)
+    if prop.kind == "state":
+        scan.nodes(range(len(graph.states)) if only is None else only[0], "state")
+    elif prop.kind == "terminal":
+        scan.nodes(graph.terminal(prop.ignored) if prop.ignored else ctx.terminal_nodes, "terminal")
+    else:
+        scan.steps(range(len(graph.src)) if only is None else only[1])
+    witness, violation, states = scan.witness, scan.violation, graph.states
 
     seconds = time.perf_counter() - start
     scope = graph.scope()

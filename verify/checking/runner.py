@@ -4,9 +4,9 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.pool
 from dataclasses import dataclass, replace
-from typing import Collection, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
-from verify.checking.properties import GraphContext, check_explicit
+from verify.checking.properties import GraphContext, Watch, check_explicit, stops_early
 from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS,
                                      RunBudget, SymbolicChecker)
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
@@ -78,7 +78,8 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
 
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None) -> StateGraph:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None,
+                 until: Callable[[StateGraph], bool] | None = None) -> StateGraph:
     """:func:`~verify.explicit.explore.explore` within the configuration's state limit, the
     memory limit and the wall-clock safety net; with *symmetry* first ask Z3 whether the rules
     are symmetric in the seats: one state per rotation class if so. The proof (or why it failed)
@@ -86,7 +87,7 @@ def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit
     proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
     budget = Budget(Limits(config.max_states, f"max_states of configuration '{config.name}' in configs.toml",
                            max_memory_mb, timeout_ms / 1000))
-    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget)
+    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget, until=until)
     graph.symmetry = proof
     return graph
 
@@ -130,10 +131,13 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
 
 def _explicit(model: Model, config: Config, n: int, props: Sequence[Property],
               options: Options) -> dict[str, EngineResult]:
-    """Explore one game and check *props* on it."""
+    """Explore one game and check *props* on it. For one property that the states and steps found
+    so far decide (:func:`~verify.checking.properties.stops_early`), the search stops at its first
+    counterexample: the same one the whole graph would give first."""
     wanted = config.symmetry if options.symmetry is None else options.symmetry
+    until = Watch(model, props[0]) if len(props) == 1 and stops_early(props[0]) else None
     graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
-                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb)
+                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until)
     ctx = GraphContext(graph)
     return {p.id: check_explicit(graph, p, ctx) for p in props}
 

@@ -17,8 +17,9 @@ from verify.checking.properties import explain
 from verify.checking.trace import Step, Trace, replay
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.evaluate import Compiler
+from verify.explicit.loops import NoLoops
 from verify.model.state import State
-from verify.model.types import Config, Model, Property, property_graph_names
+from verify.model.types import CARD_GRAPH_NAMES, Config, Model, Property, property_graph_names
 from verify.symbolic.bmc import search
 from verify.symbolic.induction import Invariants, counterexample_to_induction, one_step, premise_unreachable
 from verify.symbolic.kinduction import k_induction
@@ -33,6 +34,11 @@ __all__ = ["SymbolicChecker", "RunBudget", "DEFAULT_DEPTH", "DEFAULT_RLIMIT", "D
 
 _Outcome = tuple[Verdict, str, Trace | None, Trace | None]
 
+
+# The graph names a proved ranking settles: no state is on a cycle (so none on a mandatory loop,
+# no card in one); whether an optional action is available and what a step leads to are read off
+# the state itself.
+_SETTLED_BY_RANKING = {"mandatory_loop", "in_cycle", "optional_available", "next", *CARD_GRAPH_NAMES}
 
 class SymbolicChecker:
     """All Z3 checks of one configuration and player count, in one :class:`Session` (whose
@@ -218,12 +224,7 @@ class SymbolicChecker:
             return Verdict.UNKNOWN, f"not proved by induction ({scope}); counterexample left to the explicit engine", \
                 None, None
         if proof is None:
-            trace, reason = self._search(prop, violation=True)
-            if trace is not None:
-                return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
-                        f"({scope})", trace, None)
-            why = f"no counterexample found ({reason})" if reason else f"no counterexample within {ses.depth} steps"
-            return Verdict.UNKNOWN, f"not proved by induction; {why} ({scope})", None, None
+            return self._refute(prop, "bounded model checking", "not proved by induction")
         wtrace = None
         if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "
@@ -234,6 +235,15 @@ class SymbolicChecker:
                 why = f"Z3 gave up: {reason}" if reason else f"none within {ses.depth} steps"
                 return self._proved(), f"{proof}; no witness found ({why}; {scope})", None, None
         return self._proved(), f"{proof} ({scope})", None, wtrace
+
+    def _refute(self, prop: Property, how: str, unproved: str) -> _Outcome:
+        """Bounded model checking for a counterexample of a property no proof settled."""
+        ses = self.session
+        trace, reason = self._search(prop, violation=True)
+        if trace is not None:
+            return Verdict.VIOLATED, f"{how}: counterexample at depth {len(trace.steps)} ({ses.scope()})", trace, None
+        why = f"no counterexample found ({reason})" if reason else f"no counterexample within {ses.depth} steps"
+        return Verdict.UNKNOWN, f"{unproved}; {why} ({ses.scope()})", None, None
 
     def _proved(self) -> Verdict:
         """A proof covers every counter value, unless the bounds were imposed on Z3 too."""
@@ -248,6 +258,12 @@ class SymbolicChecker:
         kind = lasso_kind(prop)
         if proof is None:
             failed = f"; {self.ranking_failure}" if self.ranking_failure else ""
+            if kind is None and search and property_graph_names(prop) <= _SETTLED_BY_RANKING and self.termination():
+                # a proved ranking: no state is on a loop, so the loop names are false everywhere
+                # and a bounded search's trace is a real one (and replays with them so)
+                self.compiler.oracle = NoLoops(self.insts)
+                return self._refute(prop, "bounded model checking (a proved ranking: no state is on a loop)",
+                                    "not proved")
             if kind is None or not search:
                 return (Verdict.UNKNOWN, f"not proved for every play graph ({scope}){failed}; its counterexamples "
                         "need the explored graph (explicit engine)", None, None)

@@ -265,7 +265,8 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
             symmetric: bool = False, budget: Budget | None = None,
-            compiled: tuple[Compiler, tuple[Instance, ...]] | None = None) -> StateGraph:
+            compiled: tuple[Compiler, tuple[Instance, ...]] | None = None,
+            until: Callable[["StateGraph"], bool] | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -278,6 +279,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     left unexpanded counted as cut) when its memory or time limit is reached. *compiled*: a
     compiler and the rule instances it made for this model, configuration and player count (a
     scenario's searches between events share them; the compiler's play graph is this search's).
+    *until* is asked after each node is expanded whether to stop here (a check that has found
+    its counterexample): the graph is then incomplete, every node not yet expanded cut.
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -329,6 +332,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                 if inst.guard(s, None):
                     _add(g, i, inst, limit)
             i += 1
+            if until is not None and until(g):
+                g.halted, g.stopped = True, "the search stopped at the first counterexample"
             if g.halted:
                 break
         if g.halted:

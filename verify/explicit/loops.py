@@ -20,7 +20,7 @@ from verify.explicit.evaluate import Instance
 from verify.model.state import State
 from verify.model.types import LOOP_KINDS, PLAY_KINDS
 
-__all__ = ["PlayGraph", "Explored"]
+__all__ = ["PlayGraph", "Explored", "NoLoops"]
 
 
 class Explored(Protocol):
@@ -167,3 +167,25 @@ def _cyclic(edges: list[tuple[int, int]]) -> dict[int, int]:
             for v in comp:
                 out[v] = number
     return out
+
+
+class NoLoops:
+    """The graph names where no play goes on forever (a proved ranking measure): no state is on
+    a cycle, so none on a mandatory loop and no card in one; an optional action is available
+    where its guard holds, and the successors are the states the enabled rules lead to."""
+
+    def __init__(self, insts: tuple[Instance, ...]):
+        self.insts = tuple(i for i in insts if not i.rule.graph)  # loop rules never fire without loops
+
+    def holds(self, name: str, s: State) -> bool:
+        if name == "optional_available":
+            return any(i.guard(s, None) for i in self.insts if i.rule.kind == "optional")
+        if name in ("mandatory_loop", "in_cycle"):
+            return False
+        raise KeyError(name)  # can_leave_cycle: no cycle to leave, and no property may ask it here
+
+    def involves(self, card: int, s: State) -> bool:
+        return False
+
+    def successors(self, s: State) -> Iterable[State]:
+        return [i.apply(s) for i in self.insts if i.guard(s, None)]

@@ -25,13 +25,15 @@ def bmc(ses: Session, goal: Callable[..., Any], *, step_goal: bool, mins: bool =
     frames = [ts.frame("0")]
     acts: list[Any] = []
     sol = ses.solver()
-    sol.add(ts.domain(frames[0], graph=False), ts.init(frames[0]))
+    # without graph rules no graph fact is needed, unless a proved ranking fixes the graph names
+    # (no state on a loop): then a premise that asks about them reads them as they are
+    sol.add(ts.domain(frames[0], graph=ts.acyclic), ts.init(frames[0]))
     start = 1 if step_goal else 0
     for k in range(ses.depth + 1):
         if k > 0:
             f = ts.frame(str(k))
             a = z3.Int(f"act@{k - 1}", ts.ctx)
-            sol.add(ts.domain(f, graph=False, mins=mins), ts.step(frames[-1], f, a, graph_rules=False))
+            sol.add(ts.domain(f, graph=ts.acyclic, mins=mins), ts.step(frames[-1], f, a, graph_rules=False))
             frames.append(f)
             acts.append(a)
         if k < start:

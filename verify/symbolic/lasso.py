@@ -27,8 +27,11 @@ class Lasso:
 
 
 def lasso_kind(prop: Property) -> str | None:
-    """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: its premise
-    asks for that kind of loop and it uses no other graph name a lasso cannot settle."""
+    """'mandatory_loop' or 'in_cycle' when a lasso can witness or refute *prop*: a state property
+    whose premise asks for that kind of loop, using no other graph name a lasso cannot settle (a
+    lasso settles its loop state, not a step)."""
+    if prop.kind != "state":
+        return None
     names = property_graph_names(prop)
     for kind in ("mandatory_loop", "in_cycle"):
         if kind in graph_names(prop.when) and names <= {kind, "optional_available", "next"}:
