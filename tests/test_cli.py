@@ -20,12 +20,12 @@ from verify.model.loader import load_model
 
 @pytest.mark.xdist_group("bundled")  # after the bundled_results fixture, on its worker: its games are reused
 def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
-    # The wiring (exit code, table, reports) on five games where every property has a witness; the
+    # The wiring (exit code, table, reports) on six games where every property has a witness; the
     # bundled_results fixture checks every game of the bundled model through the same library call
     # (run before this test in the same process, its games are not checked again here).
     run = CliRunner().invoke(main, ["all", "--config", "effects", "--config", "card-statics", "--config",
                                     "loop-unrelated-option", "--config", "two-headed-giant-draws",
-                                    "--config", "emperor-effects",
+                                    "--config", "emperor-effects", "--config", "range-of-influence-loop",
                                     "--reports", str(tmp_path / "r")])
     assert run.exit_code == 0, run.output
     ids = {p.id for p in load_model().properties}
