@@ -195,7 +195,7 @@ class TypeChecker(Walker):
         if node.func in CARD_GRAPH_NAMES:
             if node.func not in scope.graph:
                 self._err(node.loc, "graph", f"'{node.func}(...)' asks about the play graph; it is allowed only in "
-                          "properties and the guards of transition rules")
+                          "properties and transition rules (guard and update)")
             if len(node.args) != 1:
                 self._err(node.loc, "arity", f"'{node.func}' takes 1 argument (a card), got {len(node.args)}")
             if self.walk(node.args[0], scope) != CARD:
