@@ -39,12 +39,17 @@ class GraphContext:
         return self.graph.where(layout.base[var], frozenset(layout.codes[v] for v in values))
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
-        players: list[int | None] = list(range(self.graph.n)) if prop.var else [None]
-        out = []
-        for p in players:
-            env = {prop.var: p} if prop.var and p is not None else {}
-            out.append((p, self.compiler.expr(prop.when, env), self.compiler.expr(prop.then, env)))
-        return out
+        return compile_property(self.compiler, prop, self.graph.n)
+
+
+def compile_property(compiler: Compiler, prop: Property, n: int) -> list[tuple[int | None, Fn, Fn]]:
+    """*prop*'s premise and conclusion for each of the *n* players it is stated for (or once)."""
+    players: list[int | None] = list(range(n)) if prop.var else [None]
+    out = []
+    for p in players:
+        env = {prop.var: p} if prop.var and p is not None else {}
+        out.append((p, compiler.expr(prop.when, env), compiler.expr(prop.then, env)))
+    return out
 
 
 def _refs(node: object, preds: set[str], env: dict[str, int], n: int,
@@ -254,12 +259,7 @@ class Watch:
     def __call__(self, graph: StateGraph) -> bool:
         if self.scan is None:
             comp = Compiler(self.model, graph.layout, graph.config.params)
-            players: list[int | None] = list(range(graph.n)) if self.prop.var else [None]
-            insts = []
-            for p in players:
-                env = {self.prop.var: p} if self.prop.var and p is not None else {}
-                insts.append((p, comp.expr(self.prop.when, env), comp.expr(self.prop.then, env)))
-            self.scan = Scan(graph, self.prop, insts)
+            self.scan = Scan(graph, self.prop, compile_property(comp, self.prop, graph.n))
         if self.prop.kind == "state":
             self.scan.nodes(range(self.seen_nodes, len(graph.states)), "state")
         else:

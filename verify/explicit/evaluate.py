@@ -17,7 +17,7 @@ from verify.language.walker import Walker
 from verify.model.state import Layout, State
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, Model, Rule
 
-__all__ = ["Compiler", "Instance", "instances", "Fn", "GraphOracle"]
+__all__ = ["Compiler", "Instance", "instances", "rule_envs", "Fn", "GraphOracle"]
 
 Fn = Callable[[State, Any], Any]
 _DYN = object()
@@ -433,6 +433,20 @@ class Instance:
         return self.rule.id + (f"({', '.join(who)})" if who else "")
 
 
+def rule_envs(rule: Rule, layout: Layout) -> list[tuple[int | None, int | None, dict[str, int]]]:
+    """(actor, card, bindings) for every instance of a transition *rule*: each seat for its actor
+    variable and each card for its card variable, in seat order then card order."""
+    actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
+    cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
+    out = []
+    for actor, card in product(actors, cards):
+        env = {rule.actor: actor} if rule.actor and actor is not None else {}
+        if rule.card and card is not None:
+            env[rule.card] = card
+        out.append((actor, card, env))
+    return out
+
+
 def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
               bounds: Mapping[str, tuple[int, int]] | None = None,
               actions: tuple[str, ...] | None = None,
@@ -447,12 +461,7 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
     for rule in model.transitions():
         if rule.kind == "optional" and actions is not None and rule.id not in actions:
             continue
-        actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
-        cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
-        for actor, card in product(actors, cards):
-            env = {rule.actor: actor} if rule.actor and actor is not None else {}
-            if rule.card and card is not None:
-                env[rule.card] = card
+        for actor, card, env in rule_envs(rule, layout):
             guard = comp.walk(rule.when, env)
             if guard.is_const and not guard.const:
                 continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from verify.explicit.evaluate import Compiler
+from verify.explicit.evaluate import Compiler, rule_envs
 from verify.model.state import Layout, slot_values
 from verify.model.types import Config, Model, Rule
 
@@ -53,14 +53,7 @@ def _live(comp: Compiler, rule: Rule, config: Config, layout: Layout) -> bool:
     if rule.is_transition:
         if rule.kind == "optional" and config.actions is not None and rule.id not in config.actions:
             return False
-        actors: list[int | None] = list(range(layout.n)) if rule.actor else [None]
-        cards: list[int | None] = list(range(layout.k)) if rule.card else [None]
-        envs = []
-        for actor, card in product(actors, cards):
-            env = {rule.actor: actor} if rule.actor and actor is not None else {}
-            if rule.card and card is not None:
-                env[rule.card] = card
-            envs.append(env)
+        envs = [env for _, _, env in rule_envs(rule, layout)]
     else:
         assert rule.defines is not None
         params = comp.model.vocab.preds[rule.defines].params

@@ -16,7 +16,7 @@ GRAPH_NAMES = ("mandatory_loop", "in_cycle", "optional_available", "can_leave_cy
 LOOP_NAMES = ("mandatory_loop", "in_cycle", "optional_available")  # the ones a rule's guard may use
 # Graph names about one card, called with it: loop_involves(c), the card is an object involved in
 # the mandatory loop the state is on (one of the loop's steps is its ability: 801.16, 104.4f).
-# Allowed where the mandatory loop is (guards of transition rules and properties).
+# Allowed in transition rules (guard and update) and properties.
 CARD_GRAPH_NAMES = ("loop_involves",)
 
 

@@ -48,6 +48,9 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
     ts = ses.ts
     kinds = LOOP_KINDS if kind == "mandatory_loop" else PLAY_KINDS
     allowed = [i.index for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
+    # on a mandatory loop, each card's loop steps (which cards the loop involves); none on any cycle
+    per_card = [[i for i in allowed if ses.insts[i].card == c] for c in range(ses.layout.k)] \
+        if kind == "mandatory_loop" else []
     drift = None if ses.bounded else Drift.of(ses.model, ses.config.params, fixed_values(ses.model, ses.config))
     insts = ses.instances(prop)
     begun = ses.prop_spent
@@ -74,7 +77,7 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
             goal = z3.Or([z3.And(ses.premise(inst, sj), z3.Not(ses.holds(inst, sj))) if violation
                           else ses.premise(inst, sj) for inst in insts])
             closes.append(z3.And(loop == j, ts.graph_name(kind, sj), _match(ses, frames[j:], drift), goal,
-                                 *_involved(ses, kind, sj, acts[j:])))
+                                 *_involved(ses, sj, acts[j:], per_card)))
         sol.add(z3.Or(closes))
         res = ses.check(sol, begun)
         if res == z3.sat:
@@ -90,14 +93,12 @@ def lasso(ses: Session, prop: Property, kind: str, *, violation: bool) -> tuple[
     return None, None
 
 
-def _involved(ses: Session, kind: str, sj: Frame, cycle: list[Any]) -> list[Any]:
+def _involved(ses: Session, sj: Frame, cycle: list[Any], per_card: list[list[int]]) -> list[Any]:
     """On a mandatory loop, the cards the loop involves (loop_involves) are those whose rule
-    instances are steps of the lasso's cycle: the loop is that cycle."""
-    if kind != "mandatory_loop":
-        return []
+    instances (*per_card*: their numbers, card by card) are steps of the lasso's cycle: the loop
+    is that cycle."""
     out = []
-    for c in range(ses.layout.k):
-        mine = [i.index for i in ses.insts if i.card == c and not i.rule.graph and i.rule.kind in LOOP_KINDS]
+    for c, mine in enumerate(per_card):
         fired = z3.Or([a == x for a in cycle for x in mine]) if mine and cycle else z3.BoolVal(False, ses.ts.ctx)
         out.append(ses.ts.graph_name(card_graph_name("loop_involves", c), sj) == fired)
     return out
