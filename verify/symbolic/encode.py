@@ -17,8 +17,9 @@ from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, M
 from verify.language.walker import Walker
 from verify.model.state import Layout, State, slot_choices
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
+from verify.symbolic.terms import Constants, and_, arith, compare, eq, implies, ite, ne, not_, or_
 
-__all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name"]
+__all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name", "substitute"]
 
 # An encoding made once, keyed by the identities of what it was made from; the entry keeps those
 # objects alive, so an identity in a key is never reused by another object while the entry lasts.
@@ -31,6 +32,22 @@ def _cached(table: _Memo, key: tuple[Any, ...], keep: tuple[object, ...], make: 
     if hit is None:
         hit = table[key] = (keep, make())
     return hit[1]
+
+
+def substitute(term: Any, olds: Any, news: list[Any]) -> Any:
+    """*term* with each of *olds* (an array made by :func:`term_array`) replaced by its
+    counterpart in *news*: one call into Z3, without z3.substitute's checks of every pair."""
+    ctx = term.ctx
+    arr = term_array(news)
+    return z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), term.as_ast(), len(news), olds, arr), ctx)
+
+
+def term_array(terms: list[Any]) -> Any:
+    """The C array of *terms* that :func:`substitute` takes."""
+    arr = (z3.Ast * len(terms))()
+    for i, a in enumerate(terms):
+        arr[i] = a.as_ast()
+    return arr
 
 
 class Frame:
@@ -75,15 +92,13 @@ class Encoder(Walker):
         # invariant candidates, and Z3 would build the same terms again otherwise.
         self._exprs: _Memo = {}
         self._updates: _Memo = {}
+        self._val = Constants(ctx)
 
     def expr(self, e: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
         def make() -> Any:
             renamed = self._graph.from_template(e, env, s, t) if self._graph is not None else None
             return self.walk(e, dict(env), s, t) if renamed is None else renamed
         return _cached(self._exprs, (id(e), tuple(sorted(env.items())), id(s), id(t)), (e, s, t), make)
-
-    def _val(self, v: int | bool) -> Any:
-        return z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
 
     def _domain(self, dom: Expr, env: Mapping[str, int]) -> list[int]:
         if isinstance(dom, Call):  # opponents(x) or team(x)
@@ -99,9 +114,9 @@ class Encoder(Walker):
             env = dict(zip(decl.params, args))
             pos = [self.walk(r.when, env, s, None) for r in self.model.clauses(name)]
             neg = [self.walk(r.when, env, s, None) for r in self.model.exceptions(name)]
-            yes = z3.Or(pos) if pos else z3.BoolVal(False, self.ctx)
-            no = z3.Or(neg) if neg else z3.BoolVal(False, self.ctx)
-            self._memo[key] = z3.And(yes, z3.Not(no))
+            yes = or_(self.ctx, pos) if pos else self._val(False)
+            no = or_(self.ctx, neg) if neg else self._val(False)
+            self._memo[key] = and_(self.ctx, (yes, not_(no)))
         return self._memo[key]
 
     def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
@@ -116,7 +131,7 @@ class Encoder(Walker):
         count = self.layout.count(self.layout.var_of(base))
         out = frame[base + count - 1]
         for p in range(count - 2, -1, -1):
-            out = z3.If(idx == p, frame[base + p], out)
+            out = ite(eq(idx, self._val(p)), frame[base + p], out)
         return out
 
     # -- walkers ---------------------------------------------------------------------------
@@ -127,13 +142,13 @@ class Encoder(Walker):
         name = node.name
         if node.index is None and not node.primed:
             if name in env:
-                return z3.IntVal(env[name], self.ctx)
+                return self._val(env[name])
             if name == "N":
-                return z3.IntVal(self.layout.n, self.ctx)
+                return self._val(self.layout.n)
             if name in self.params:
-                return z3.IntVal(self.params[name], self.ctx)
+                return self._val(self.params[name])
             if name in self.layout.codes and name not in self.layout.base:
-                return z3.IntVal(self.layout.codes[name], self.ctx)
+                return self._val(self.layout.codes[name])
             if name in self.model.vocab.preds:
                 return self.pred(name, (), s)
             if name == "terminal":
@@ -194,51 +209,39 @@ class Encoder(Walker):
 
     def walk_Unary(self, node: Unary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         a = self.walk(node.arg, env, s, t)
-        return z3.Not(a) if node.op == "not" else -a
+        return not_(a) if node.op == "not" else -a
 
     def walk_Binary(self, node: Binary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         a, b = self.walk(node.left, env, s, t), self.walk(node.right, env, s, t)
         op = node.op
         if op == "and":
-            return z3.And(a, b)
+            return and_(self.ctx, (a, b))
         if op == "or":
-            return z3.Or(a, b)
+            return or_(self.ctx, (a, b))
         if op == "implies":
-            return z3.Implies(a, b)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "%":
-            return a % b
+            return implies(a, b)
         if op == "==":
-            return a == b
+            return eq(a, b)
         if op == "!=":
-            return a != b
-        if op == "<":
-            return a < b
-        if op == "<=":
-            return a <= b
-        if op == ">":
-            return a > b
-        return a >= b
+            return ne(a, b)
+        if op in ("+", "-", "*", "%"):
+            return arith(op, a, b)
+        return compare(op, a, b)
 
     def walk_Member(self, node: Member, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         a = self.walk(node.elem, env, s, t)
-        return z3.Or([a == self.walk(o, env, s, t) for o in node.options])
+        return or_(self.ctx, [eq(a, self.walk(o, env, s, t)) for o in node.options])
 
     def walk_Ite(self, node: Ite, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
-        return z3.If(self.walk(node.cond, env, s, t), self.walk(node.then, env, s, t),
-                     self.walk(node.other, env, s, t))
+        return ite(self.walk(node.cond, env, s, t), self.walk(node.then, env, s, t),
+                   self.walk(node.other, env, s, t))
 
     def walk_Quant(self, node: Quant, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         parts = [self.walk(node.body, {**env, node.var: q}, s, t) for q in self._domain(node.domain, env)]
         if node.kind == "all":
-            return z3.And(parts) if parts else z3.BoolVal(True, self.ctx)
+            return and_(self.ctx, parts) if parts else self._val(True)
         if node.kind == "any":
-            return z3.Or(parts) if parts else z3.BoolVal(False, self.ctx)
+            return or_(self.ctx, parts) if parts else self._val(False)
         if node.kind == "count":
             parts = [z3.If(p, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx)) for p in parts]
         return z3.Sum(parts) if parts else z3.IntVal(0, self.ctx)
@@ -277,7 +280,7 @@ class Encoder(Walker):
         for base, idx, value in dynamic:  # later dynamic writes win, as in the explicit semantics
             for p in range(self.layout.count(self.layout.var_of(base))):
                 k = base + p
-                out[k] = z3.If(idx == p, value, out.get(k, s[k]))
+                out[k] = ite(eq(idx, self._val(p)), value, out.get(k, s[k]))
         return out
 
 
@@ -314,7 +317,7 @@ class TransitionSystem:
         """Some rule (other than those of the kinds in *ignore*) can fire in *s* (whatever the
         bounds say: as the explicit 'terminal')."""
         guards = [self.guard(i, s) for i in self.insts if i.rule.kind not in ignore]
-        return z3.Or(guards) if guards else z3.BoolVal(False, self.ctx)
+        return or_(self.ctx, guards) if guards else self.enc._val(False)
 
     def of_kinds(self, act: Any, kinds: frozenset[str]) -> Any:
         """The step numbered *act* is one of a rule of these kinds (e.g. a concession, 104.3a)."""
@@ -434,8 +437,8 @@ class TransitionSystem:
         """next(e): some rule instance enabled in *s* leads to a state where *body* holds."""
         disj = []
         for inst in self.insts:
-            disj.append(z3.And(self.guard(inst, s), body(self.after(s, inst))))
-        return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+            disj.append(and_(self.ctx, (self.guard(inst, s), body(self.after(s, inst)))))
+        return or_(self.ctx, disj) if disj else self.enc._val(False)
 
     def step(self, s: Frame, t: Frame, act: Any, *, graph_rules: bool = True,
              ignore: frozenset[str] = frozenset()) -> Any:
@@ -451,6 +454,12 @@ class TransitionSystem:
     # Encoding walks the rules in Python; renaming a made term is one call into Z3. So each
     # relation is encoded once, over template frames, and every other frame gets a renamed copy.
     _TEMPLATE = ("\u00a7s", "\u00a7t")
+
+    def templates(self) -> tuple[Frame, Frame]:
+        """The two frames every relation is first encoded over: a query made over them reuses
+        every guard, update and domain already encoded, with no renaming."""
+        s, t = (self.frame(tag) for tag in self._TEMPLATE)
+        return s, t
 
     def _template_step(self, graph_rules: bool, ignore: frozenset[str]) -> Any:
         s, t = (self.frame(tag) for tag in self._TEMPLATE)
@@ -504,13 +513,13 @@ class TransitionSystem:
                 continue
             disj.append(_cached(self._steps, ("instance", inst.index, id(s), id(t), str(act)), (s, t),
                                 lambda: self._fires(inst, s, t, act)))
-        return z3.Or(disj) if disj else z3.BoolVal(False, self.ctx)
+        return or_(self.ctx, disj) if disj else self.enc._val(False)
 
     def _fires(self, inst: Instance, s: Frame, t: Frame, act: Any) -> Any:
         """Step *act* is *inst*, enabled in *s*, and leads to *t*."""
         upd = self.enc.update(inst.rule.then, self._env(inst), s)
-        eqs = [t[k] == upd.get(k, s[k]) for k in range(len(self.layout.names))]
-        return z3.And([act == inst.index, self.guard(inst, s)] + eqs)
+        eqs = [eq(t[k], upd.get(k, s[k])) for k in range(len(self.layout.names))]
+        return and_(self.ctx, [eq(act, self.enc._val(inst.index)), self.guard(inst, s)] + eqs)
 
     def prop(self, expr: Expr, env: Mapping[str, int], s: Frame, t: Frame | None = None) -> Any:
         return self.enc.expr(expr, env, s, t)

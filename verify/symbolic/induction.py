@@ -3,7 +3,7 @@ unreachable premises, and counterexamples to induction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -38,6 +38,9 @@ class Invariants:
     def __init__(self, session: Session):
         self.session = session
         self._proved: dict[str, str] | None = None
+        # Solvers holding what many queries share (the domain, the invariants, a step), each
+        # query pushed on top and popped: Z3 then works the shared part once, not once a query.
+        self._bases: dict[tuple[object, ...], z3.Solver] = {}
         self._alive: list[_Lemma] = []
         # properties that lost a candidate because Z3 could not decide it (a budget), and why
         self.undecided: dict[str, str] = {}
@@ -46,6 +49,7 @@ class Invariants:
         """Prove them again on next use (the transition system's assumptions changed)."""
         self._proved = None
         self.undecided = {}
+        self._bases = {}
 
     def undecided_note(self) -> str:
         """'; invariants left out, Z3 could not decide them: P (why)', or ''."""
@@ -116,6 +120,17 @@ class Invariants:
         ts = self.session.ts
         return z3.Implies(ts.prop(c.when, c.env, s), ts.prop(c.then, c.env, s))
 
+    def base(self, key: tuple[object, ...], *assertions: Callable[[], Any]) -> z3.Solver:
+        """A solver holding the proved invariants in the state frame and what *assertions* make
+        (made the first time *key* is asked for): push a query's own terms on it, then pop."""
+        sol = self._bases.get(key)
+        if sol is None:
+            ts = self.session.ts
+            s = ts.frame("s")
+            sol = self._bases[key] = self.session.solver()
+            sol.add(ts.domain(s), self.hold(s), *[make() for make in assertions])
+        return sol
+
     def hold(self, s: Frame) -> Any:
         """Every proved invariant (every surviving Houdini candidate) in frame *s*."""
         self.proved()
@@ -129,18 +144,23 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     (how, None) when proved, (None, Z3's reason) when Z3 gave up, (None, None) otherwise."""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
-    sol = ses.solver()
-    sol.add(ts.domain(s), invs.hold(s))
     if prop.kind == "step":
-        sol.add(ts.domain(t, mins=not prop.domain), ts.step(s, t, z3.Int("act@s", ts.ctx),
-                                                             ignore=prop.ignored))
-    sol.add(ses.violated(prop, s, t if prop.kind == "step" else None))
+        sol = invs.base(("step", not prop.domain, prop.ignored), lambda: ts.domain(t, mins=not prop.domain),
+                        lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+    else:
+        sol = invs.base(("state",))
+    violated = ses.violated(prop, s, t if prop.kind == "step" else None)
+    ses.hold(violated)
+    sol.push()
+    sol.add(violated)
     res = ses.check(sol)
-    ses.hold(sol)
+    if res == z3.unknown:
+        why = ses.gave_up(sol)
+    sol.pop()
     if res == z3.unsat:
         return "proved by a one-step query from the proved invariants", None
     if res == z3.unknown:
-        return None, ses.gave_up(sol)
+        return None, why
     return None, None
 
 
@@ -148,12 +168,16 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
     """One query: no state (or step) satisfying the proved invariants meets the premise."""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
-    sol = ses.solver()
-    sol.add(ts.domain(s), invs.hold(s))
     if prop.kind == "step":
-        sol.add(ts.domain(t), invs.hold(t), ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+        sol = invs.base(("premise step", prop.ignored), lambda: ts.domain(t), lambda: invs.hold(t),
+                        lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+    else:
+        sol = invs.base(("state",))
+    sol.push()
     sol.add(z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)]))
-    return bool(ses.check(sol) == z3.unsat)
+    res = ses.check(sol)
+    sol.pop()
+    return bool(res == z3.unsat)
 
 
 def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) -> tuple[list[State], int] | None:

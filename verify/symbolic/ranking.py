@@ -7,6 +7,7 @@ from typing import Any
 
 import z3
 
+from verify.symbolic.encode import substitute, term_array
 from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 
@@ -55,7 +56,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
     """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
     (None, which query Z3 could not decide and why: a budget, never a failure of the measure)."""
     ts, layout = ses.ts, ses.layout
-    s, t = ts.frame("s"), ts.frame("t")
+    s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms = [ts.prop(e, {}, s) for e in ranking]
     mt = [ts.prop(e, {}, t) for e in ranking]
     decrease = z3.BoolVal(False, ts.ctx)
@@ -72,22 +73,27 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
     if answer != z3.unsat:
         return False, f"the ranking measure can be negative in {layout.show(s.read(sol.model()))}"
     goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
-    for inst in play:  # a fresh query per rule instance, the successor substituted in
+    olds = term_array(t.vars)
+    stays = z3.And(ts.domain(t), z3.Not(decrease))
+    sol = ses.solver()  # what every query shares; each pushes its own part on top
+    sol.add(ts.domain(s), inv)
+    for inst in play:  # a query per rule instance, the successor substituted in
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        pairs = [(t[k], upd.get(k, s[k])) for k in range(len(layout.names))]
+        news = [upd.get(k, s[k]) for k in range(len(layout.names))]
         for extra in ([], [goes_on]):  # a step into a state with no step of play may go up
-            sol = ses.solver()
-            sol.add(ts.domain(s), inv, ts.guard(inst, s),
-                    *[z3.substitute(c, *pairs) for c in [ts.domain(t), z3.Not(decrease), *extra]])
+            sol.push()
+            sol.add(ts.guard(inst, s), *[substitute(c, olds, news) for c in [stays, *extra]])
             answer = ses.check(sol)
+            if answer != z3.unsat:
+                why = layout.show(s.read(sol.model())) if answer == z3.sat else ses.gave_up(sol)
+            sol.pop()
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
             who = "" if inst.actor is None else f" for P{inst.actor}"
             if answer == z3.sat:
-                return False, (f"the ranking measure does not decrease on rule {inst.rule.id}{who} "
-                               f"from {layout.show(s.read(sol.model()))}")
+                return False, f"the ranking measure does not decrease on rule {inst.rule.id}{who} from {why}"
             return None, (f"Z3 could not decide whether the ranking measure decreases on rule "
-                          f"{inst.rule.id}{who}: {ses.gave_up(sol)}")
+                          f"{inst.rule.id}{who}: {why}")
     return True, (f"play always ends: its ranking measure is proved "
                   f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")

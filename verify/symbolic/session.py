@@ -85,7 +85,7 @@ class Session:
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
         self._seen = 0  # the context's resource count after the last query
-        self._held: list[z3.Solver] = []
+        self._held: list[Any] = []
 
     def start_property(self) -> float:
         """Start one property's budget and safety net; returns the start instant."""
@@ -137,11 +137,11 @@ class Session:
     def solver(self) -> z3.Solver:
         return z3.Solver(ctx=self.ts.ctx)
 
-    def hold(self, sol: z3.Solver) -> None:
-        """Keep *sol* alive until the next property starts. Z3 chooses a model by the context's term
-        history, which freeing a solver changes: the counterexample to induction that follows the
-        one-step query is chosen with that query's terms still alive."""
-        self._held.append(sol)
+    def hold(self, term: Any) -> None:
+        """Keep *term* (or a solver) alive until the next property starts. Z3 chooses a model by
+        the context's term history, which freeing terms changes: the counterexample to induction
+        that follows the one-step query is chosen with that query's terms still alive."""
+        self._held.append(term)
 
     def check(self, sol: z3.Solver, search_from: int | None = None) -> z3.CheckSatResult:
         """*sol*.check() within the budgets left, the units it spent charged to them."""
