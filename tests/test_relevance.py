@@ -8,9 +8,12 @@ from functools import lru_cache
 import pytest
 from conftest import ROOT
 
+from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.explore import StateGraph, explore
-from verify.explicit.relevance import dead_rules, live_rules
+from verify.explicit.relevance import dead_rules, fixed_slots, live_rules, stable_slots
+from verify.explicit.rotation import Rotation
 from verify.model.loader import load_model
+from verify.model.state import Layout
 
 MODEL = load_model(ROOT / "model")
 # Small games of every sort the relevance reads: a standard game with effects, one with cards and
@@ -51,3 +54,40 @@ def test_deleting_the_dead_rules_changes_nothing(name: str, n: int) -> None:
 def test_a_variant_rule_is_live_in_its_variant_only() -> None:
     assert "810.8a" in dead_rules(MODEL, MODEL.config("effects"), 2)
     assert "810.8a" in live_rules(MODEL, MODEL.config("two-headed-giant-draws"), 4)
+
+
+# The games above, and symmetric ones whose states are stored turned (only the fixed values that
+# turning the seats leaves alone are folded there).
+FOLDED = GAMES + (("duel", 2), ("team-vs-team", 4))
+
+
+@pytest.mark.parametrize("name,n", FOLDED, ids=[f"{g}-{n}p" for g, n in FOLDED])
+def test_folding_the_fixed_values_into_the_guards_changes_nothing(name: str, n: int) -> None:
+    """Exploration from the configuration's start folds its fixed values into the guards (and
+    asks no guard they make false); with the rule instances compiled without them (as a scenario
+    gives them), the same states and the same steps, in the same order."""
+    config = MODEL.config(name)
+    symmetric = bool(config.symmetry)
+    folded = explore(MODEL, config, n, symmetric=symmetric)
+    assert folded.constants
+    layout = folded.layout
+    comp = Compiler(MODEL, layout, config.params)
+    plain = explore(MODEL, config, n, symmetric=symmetric,
+                    compiled=(comp, instances(MODEL, layout, config.params, bounds=config.bounds,
+                                              actions=config.actions, compiler=comp)))
+    assert not plain.constants
+    assert plain.states == folded.states
+    assert _steps(plain) == _steps(folded)
+
+
+def test_under_rotation_only_the_values_turning_leaves_alone_are_folded() -> None:
+    config = MODEL.config("loop-third-player")  # its cards' owners are given: fixed seats
+    layout = Layout.for_config(MODEL.vocab, 3, config)
+    fixed = fixed_slots(layout, config)
+    rotation = Rotation.of(layout)
+    assert rotation is not None
+    stable = stable_slots(layout, config, rotation)
+    owner = [layout.base["owner"] + c for c in range(layout.k)]  # a seat as a value: turning changes it
+    assert owner and all(k in fixed for k in owner) and not any(k in stable for k in owner)
+    assert stable_slots(layout, config, None) == fixed
+    assert layout.base["variant"] in stable

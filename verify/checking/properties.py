@@ -25,7 +25,7 @@ class GraphContext:
         self.graph = graph
         self.terminal_nodes = graph.terminal()
         self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal(),
-                                 graph.oracle)
+                                 graph.oracle, constants=graph.constants)
 
     def required(self, prop: Property) -> tuple[list[int], list[int]] | None:
         """The only nodes, and steps out of them, where *prop*'s premise can hold, when a
@@ -43,12 +43,16 @@ class GraphContext:
 
 
 def compile_property(compiler: Compiler, prop: Property, n: int) -> list[tuple[int | None, Fn, Fn]]:
-    """*prop*'s premise and conclusion for each of the *n* players it is stated for (or once)."""
+    """*prop*'s premise and conclusion for each of the *n* players it is stated for (or once),
+    leaving out a player for whom the compiler's constants make the premise false."""
     players: list[int | None] = list(range(n)) if prop.var else [None]
     out = []
     for p in players:
         env = {prop.var: p} if prop.var and p is not None else {}
-        out.append((p, compiler.expr(prop.when, env), compiler.expr(prop.then, env)))
+        when = compiler.walk(prop.when, dict(env))
+        if when.is_const and not when.const:
+            continue
+        out.append((p, when.fn, compiler.expr(prop.then, env)))
     return out
 
 
@@ -258,7 +262,7 @@ class Watch:
 
     def __call__(self, graph: StateGraph) -> bool:
         if self.scan is None:
-            comp = Compiler(self.model, graph.layout, graph.config.params)
+            comp = Compiler(self.model, graph.layout, graph.config.params, constants=graph.constants)
             self.scan = Scan(graph, self.prop, compile_property(comp, self.prop, graph.n))
         if self.prop.kind == "state":
             self.scan.nodes(range(self.seen_nodes, len(graph.states)), "state")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
@@ -20,6 +20,7 @@ from verify.errors import ReplayMismatch
 from verify.explicit.budget import Budget
 from verify.explicit.evaluate import Compiler, Instance, instances
 from verify.explicit.loops import PlayGraph
+from verify.explicit.relevance import stable_slots
 from verify.explicit.rotation import Rotation, SymmetryProof
 from verify.language.expr import Binary, Expr, Member, Var
 from verify.model.state import Layout, State, initial_states, slot_choices
@@ -65,6 +66,8 @@ class StateGraph:
     # Symmetry reduction: one state per rotation class of the seats (the canonical one), and
     # the real initial state behind each canonical initial node.
     rotation: Rotation | None = None
+    # fixed slots every state holds at one value (the configuration's), folded into compiled guards
+    constants: dict[int, object] = field(default_factory=dict)
     origin: dict[int, State] = field(default_factory=dict)
     turned: array[int] = field(default_factory=lambda: array("b"))  # per step: seats its target was turned back by
     symmetry: "SymmetryProof | None" = None  # the proof asked for, when one was (proved or not)
@@ -289,13 +292,19 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     (True, True)
     """
     layout = Layout.for_config(model.vocab, n, config)
+    rotation = Rotation.of(layout) if symmetric else None
+    # From the configuration's own start, its fixed values hold in every state: guards are
+    # compiled with them folded in, and a guard they make false is never asked.
+    constants = stable_slots(layout, config, rotation) if initial is None and compiled is None else {}
     if compiled is None:
         comp = Compiler(model, layout, config.params)
         insts = instances(model, layout, config.params, bounds=config.bounds, actions=config.actions, compiler=comp)
     else:
         comp, insts = compiled
-    base = tuple(i for i in insts if not i.rule.graph)
-    loop_rules = tuple(i for i in insts if i.rule.graph)
+    folded = Compiler(model, layout, config.params, constants=constants) if constants else comp
+    live = _fold(folded, insts) if constants else insts
+    base = tuple(i for i in live if not i.rule.graph)
+    loop_rules = tuple(i for i in live if i.rule.graph)
     limit = max_states if max_states is not None else config.max_states
     limit_text = f"the state limit ({limit:,} states; raise max_states of configuration '{config.name}')"
     if budget is not None:
@@ -303,7 +312,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     table = _dispatch_table(base, layout)
     g = StateGraph(model, config, layout, insts, [], {}, array("i"), array("i"), array("i"), array("i"),
                    array("i"), bytearray(), 0, True)
-    g.rotation = Rotation.of(layout) if symmetric else None
+    g.rotation = rotation
+    g.constants = constants
     g.budget, g.limit_text = budget, limit_text
     for real in (initial_states(layout, config) if initial is None else initial):
         s = real if g.rotation is None else g.rotation.canon(real)
@@ -344,7 +354,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         # Rules that ask about loops see the play graph without their own steps (DESIGN §3);
         # their successors are explored in turn, until nothing new appears.
         g.oracle = PlayGraph(g)
-        comp.oracle = g.oracle
+        comp.oracle = folded.oracle = g.oracle
         have = set(zip(g.src, g.lab))
         before = len(g.states)
         for node in range(before):
@@ -363,8 +373,21 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)
-        comp.oracle = g.oracle
+        comp.oracle = folded.oracle = g.oracle
     return g
+
+
+def _fold(comp: Compiler, insts: tuple[Instance, ...]) -> tuple[Instance, ...]:
+    """The instances whose guard *comp* (with the game's fixed values folded in) does not make
+    false, each with that guard: the same steps from every state that has those values."""
+    out = []
+    for inst in insts:
+        guard = comp.walk(inst.rule.when, inst.env())
+        if not guard.is_const:
+            out.append(replace(inst, guard=guard.fn))
+        elif guard.const:
+            out.append(inst)
+    return tuple(out)
 
 
 def _halt(g: StateGraph, first: int) -> None:

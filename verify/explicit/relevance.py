@@ -15,10 +15,11 @@ from itertools import product
 from typing import Any
 
 from verify.explicit.evaluate import Compiler, rule_envs
+from verify.explicit.rotation import Rotation
 from verify.model.state import Layout, slot_values
 from verify.model.types import Config, Model, Rule
 
-__all__ = ["fixed_slots", "live_rules", "dead_rules"]
+__all__ = ["fixed_slots", "stable_slots", "live_rules", "dead_rules"]
 
 
 def fixed_slots(layout: Layout, config: Config) -> dict[int, Any]:
@@ -26,6 +27,29 @@ def fixed_slots(layout: Layout, config: Config) -> dict[int, Any]:
     values = slot_values(layout, config)
     return {k: vals[0] for k, vals in enumerate(values)
             if len(vals) == 1 and layout.vocab.vars[layout.var_of(k)].fixed}
+
+
+def stable_slots(layout: Layout, config: Config, rotation: Rotation | None) -> dict[int, Any]:
+    """The fixed slots (:func:`fixed_slots`) whose value every state of an exploration from the
+    configuration's start has: all of them, or under a *rotation* of the seats (which stores
+    each state turned so that the active player sits first) those that turning leaves alone:
+    no seat as a value, and the same value at every seat of their block.
+
+    >>> from verify.model.loader import load_model
+    >>> from verify.model.state import Layout
+    >>> m = load_model()
+    >>> lay = Layout.for_config(m.vocab, 4, m.config("team-vs-team"))
+    >>> fixed = fixed_slots(lay, m.config("team-vs-team"))
+    >>> stable = stable_slots(lay, m.config("team-vs-team"), Rotation.of(lay))
+    >>> lay.base["variant"] in stable, set(stable) <= set(fixed)
+    (True, True)
+    """
+    fixed = fixed_slots(layout, config)
+    if rotation is None:
+        return fixed
+    sources = [rotation.sources(r) for r in range(1, layout.n)]
+    return {k: v for k, v in fixed.items() if k not in rotation.seats
+            and all(src[k] in fixed and fixed[src[k]] == v for src in sources)}
 
 
 def live_rules(model: Model, config: Config, n: int, among: frozenset[str] | None = None) -> frozenset[str]:
