@@ -90,12 +90,13 @@ def test_a_seat_specific_property_is_not_symmetric(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name,n", [("duel", 2), ("multiplayer", 3), ("commander", 2), ("effects", 2),
                                     ("loop-pair", 2), ("loop-may", 2), ("loop-drain-all", 3),
-                                    ("loop-third-player", 3), ("loop-unrelated-option", 2)])
+                                    ("loop-third-player", 3), ("loop-unrelated-option", 2),
+                                    ("two-headed-giant-draws", 4)])
 def test_reduction_keeps_every_verdict_and_its_traces_are_real_games(name: str, n: int) -> None:
     config = _config(MODEL, name)
     full, reduced = explore(MODEL, config, n), explore(MODEL, config, n, symmetric=True)
     assert len(reduced.states) <= len(full.states)
-    if name in ("duel", "multiplayer"):  # (commander's cards sit at fixed seats: no rotation of its games is reached)
+    if name in ("duel", "multiplayer", "two-headed-giant-draws"):  # (commander's cards sit at fixed seats: no rotation of its games is reached)
         assert len(reduced.states) < len(full.states)
     starts = set(initial_states(full.layout, config))
     fctx, rctx = GraphContext(full), GraphContext(reduced)
@@ -108,6 +109,24 @@ def test_reduction_keeps_every_verdict_and_its_traces_are_real_games(name: str, 
             assert b.witness.loop_start is not None or len(b.witness.steps) == len(a.witness.steps)  # type: ignore[union-attr]
             premise, _ = point_values(MODEL, prop, b.witness)
             assert premise, prop.id
+
+
+def test_with_teams_sitting_together_a_class_turns_by_whole_teams() -> None:
+    """Two Emperor teams of three: only turning by three seats carries the teams onto teams, so a
+    class has two states, and the canonical one has its active player at seat 0, 1 or 2."""
+    config = _config(MODEL, "emperor-effects")
+    layout = Layout.for_config(MODEL.vocab, 6, config)
+    rot = Rotation.of(layout)
+    assert rot is not None and rot.step == 3
+    for s in initial_states(layout, config):
+        for r in range(6):
+            turned = rot.rotate(s, r)
+            canon = rot.canon(turned)
+            assert canon[rot.anchor] < 3 and rot.offset(canon) == 0
+            assert rot.rotate(canon, rot.offset(turned)) == turned
+            assert (canon == rot.canon(s)) == (r % 3 == 0)
+    proof = prove_rotation(MODEL, config, 6)
+    assert proof.proved, proof.reason
 
 
 STALEMATE = """

@@ -47,7 +47,7 @@ def stable_slots(layout: Layout, config: Config, rotation: Rotation | None) -> d
     fixed = fixed_slots(layout, config)
     if rotation is None:
         return fixed
-    sources = [rotation.sources(r) for r in range(1, layout.n)]
+    sources = [rotation.sources(r) for r in range(rotation.step, layout.n, rotation.step)]
     return {k: v for k, v in fixed.items() if k not in rotation.seats
             and all(src[k] in fixed and fixed[src[k]] == v for src in sources)}
 

@@ -7,6 +7,11 @@ with that rotation and every property reads the same on a rotated state,
 exploring one state per rotation class settles the same properties: the
 *canonical* state of a class is the one whose active player sits at seat 0.
 
+With teams, only the rotations that carry every team onto a team can be symmetries: the
+rotations by a multiple of the *step*, the fewest seats that do (1 in free-for-all and with
+alternating teams; 3 for two Emperor teams of three sitting together, so a class has two
+states, and the canonical one has its active player at seat 0, 1 or 2).
+
 Whether the rules commute with rotation is not decided here: the runner asks
 Z3 (:func:`verify.symbolic.symmetry.prove_rotation`) and hands the resulting
 :class:`SymmetryProof` to the explorer.
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 
 from verify.model.state import Layout, State
 
-__all__ = ["Rotation", "SymmetryProof"]
+__all__ = ["Rotation", "SymmetryProof", "team_step"]
 
 SEAT = "player"  # the type of seat-valued variables
 
@@ -37,7 +42,8 @@ class Rotation:
     layout: Layout
     blocks: tuple[int, ...]  # the first slot of each block of N seat-indexed slots (Layout.blocks)
     seats: tuple[int, ...]  # slots whose value is a seat
-    anchor: int  # the seat-valued game variable the canonical state puts at seat 0
+    anchor: int  # the seat-valued game variable the canonical state puts at seat 0 (or below the step)
+    step: int = 1  # the rotations are by multiples of this many seats
 
     @classmethod
     def of(cls, layout: Layout) -> "Rotation | None":
@@ -48,7 +54,7 @@ class Rotation:
             return None
         blocks = tuple(layout.blocks())
         seats = tuple(k for k, t in enumerate(layout.types) if t == SEAT)
-        return cls(layout, blocks, seats, anchors[0])
+        return cls(layout, blocks, seats, anchors[0], team_step(layout))
 
     def sources(self, r: int) -> list[int]:
         """For each slot of a state rotated by *r*, the slot of the original it takes its value from."""
@@ -71,16 +77,34 @@ class Rotation:
         return tuple(out)
 
     def offset(self, s: State) -> int:
-        """The r with ``s == rotate(canon(s), r)``."""
-        return int(s[self.anchor])
+        """The r with ``s == rotate(canon(s), r)``: a multiple of the step."""
+        a = int(s[self.anchor])
+        return a - a % self.step
 
     def canon(self, s: State) -> State:
-        """The state of *s*'s rotation class whose anchor (the active player) is seat 0."""
-        a = s[self.anchor]
-        return s if a == 0 else self.rotate(s, -a)
+        """The state of *s*'s rotation class whose anchor (the active player) is below the step:
+        seat 0 when every seat rotation is one."""
+        r = self.offset(s)
+        return s if r == 0 else self.rotate(s, -r)
 
     def seat(self, p: int | None, r: int) -> int | None:
         return None if p is None else (p + r) % self.layout.n
+
+
+def team_step(layout: Layout) -> int:
+    """The fewest seats a rotation must turn to carry every team onto a team (N when only the
+    identity does).
+
+    >>> from verify.model.loader import load_model
+    >>> m = load_model()
+    >>> [team_step(Layout.for_config(m.vocab, n, m.config(c)))
+    ...  for c, n in (("multiplayer", 4), ("team-vs-team", 4), ("two-headed-giant", 4), ("emperor", 6))]
+    [1, 1, 2, 3]
+    """
+    n = layout.n
+    teams = {frozenset(layout.team(p)) for p in range(n)}
+    return next(d for d in range(1, n + 1)
+                if n % d == 0 and all(frozenset((q + d) % n for q in t) in teams for t in teams))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ exploring one state per rotation class settles the same properties: the
 The commuting is not assumed: :func:`prove_rotation` asks Z3, one query per rule
 instance and property, for every state of the domain (unbounded counters, any
 fixed effects), and exploration is reduced only when it is proved. Rotation by
-one seat generates all rotations, so proving it is enough. The graph names
+one seat generates all rotations (by the team step, all rotations that carry teams onto
+teams), so proving it is enough. The graph names
 (``mandatory_loop``, ...) are taken to read the same on rotated states: the play
 graph of rules that commute with rotation is itself symmetric.
 """
@@ -35,26 +36,28 @@ ROTATION_RLIMIT = 20_000_000  # resource units for one query of the proof
 
 
 class _Rotated:
-    """A frame (or a post-state) seen with its seats rotated by one."""
+    """A frame (or a post-state) seen with its seats rotated by the rotation's step."""
 
     def __init__(self, base: Any, rot: Rotation, ctx: z3.Context):
         self.base, self.layout = base, rot.layout
         self.tag = f"{base.tag}~rot"
-        self._src = rot.sources(1)
+        self._src = rot.sources(rot.step)
         self._seat = set(rot.seats)
-        self._n, self._ctx = rot.layout.n, ctx
+        self._n, self._d = rot.layout.n, rot.step
 
     def __getitem__(self, k: int) -> Any:
         v = self.base[self._src[k]]
         if k in self._seat:
-            return z3.If(v == self._n - 1, z3.IntVal(0, self._ctx), v + 1)
+            return z3.If(v >= self._n - self._d, v + (self._d - self._n), v + self._d)
         return v
 
 
 def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATION_RLIMIT,
                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SymmetryProof:
-    """Ask Z3 whether rotating the seats by one commutes with every rule instance of *config*
-    at *n* players and leaves every property's reading unchanged, for every state of the domain.
+    """Ask Z3 whether rotating the seats by one (by a team's worth of seats, with teams that a
+    one-seat turn does not carry onto teams: :func:`~verify.explicit.rotation.team_step`)
+    commutes with every rule instance of *config* at *n* players and leaves every property's
+    reading unchanged, for every state of the domain.
 
     Each query may spend *rlimit* resource units; *timeout_ms* is a wall-clock safety net."""
     start = time.perf_counter()
@@ -62,6 +65,9 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
     rot = Rotation.of(layout)
     if rot is None:
         return SymmetryProof(False, "no game variable holds a seat (such as the active player)", 0.0, 0)
+    if rot.step == n:
+        return SymmetryProof(False, "no rotation of the seats carries every team onto a team", 0.0, 0)
+    d = rot.step
     insts = instances(model, layout, config.params, actions=config.actions)
     ts = TransitionSystem(model, config, layout, insts, bounded=False)
     ctx = ts.ctx
@@ -95,9 +101,9 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
     by_key = {i.key: i for i in insts}
     for inst in insts:
         who = "" if inst.actor is None else f" for P{inst.actor}"
-        conj = by_key.get((inst.rule.id, rot.seat(inst.actor, 1), inst.card))
+        conj = by_key.get((inst.rule.id, rot.seat(inst.actor, d), inst.card))
         if conj is None:
-            return _fail(f"rule {inst.rule.id}{who} has no counterpart one seat on", start, queries)
+            return _fail(f"rule {inst.rule.id}{who} has no counterpart {d} seat(s) on", start, queries)
         g, rg = ts.guard(inst, s), ts.guard(conj, rs)
         post = _Rotated(ts.after(s, inst), rot, ctx)
         rpost = ts.after(rs, conj)
@@ -112,7 +118,7 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
         rframes = (rs, rt) if step else (rs, None)
         for p in (range(n) if prop.var else [None]):
             env = {prop.var: p} if prop.var and p is not None else {}
-            renv = {prop.var: (p + 1) % n} if prop.var and p is not None else {}
+            renv = {prop.var: (p + d) % n} if prop.var and p is not None else {}
             parts = [ts.prop(e, env, *frames) != ts.prop(e, renv, *rframes) for e in (prop.when, prop.then)]
             claim = z3.Or(parts)
             if step:
