@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Sequence
 from verify.checking.runner import Options, check
 from verify.checking.verdict import Verdict
 from verify.explicit.relevance import live_rules
-from verify.model.types import Model
+from verify.model.types import Config, Model
 from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
 from verify.scenarios.format import Scenario
@@ -86,8 +86,14 @@ def judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scen
 def _dead_in(model: Model, mm: Model, rule_id: str, name: str) -> bool:
     """Whether the mutated rule is dead in every game of configuration *name*, before and after
     the mutation (verify.explicit.relevance): those games are the model's own, verdicts and all."""
+    return _dead(model, mm, rule_id, model.config(name), model.config(name).players)
+
+
+def _dead(model: Model, mm: Model, rule_id: str, config: Config, counts: Iterable[int]) -> bool:
+    """Whether the rule is dead in the games of *config* at each of *counts* players, in the model
+    and in the mutant (verify.explicit.relevance)."""
     among = frozenset((rule_id,))
-    return not any(live_rules(m, m.config(name), n, among) for m in (model, mm) for n in m.config(name).players)
+    return not any(live_rules(m, config, n, among) for m in (model, mm) for n in counts)
 
 
 def _dead_for(model: Model, mm: Model, rule_id: str, sc: Scenario) -> bool:
@@ -95,10 +101,8 @@ def _dead_for(model: Model, mm: Model, rule_id: str, sc: Scenario) -> bool:
     fixed values hold all through it (events fire rules, and no rule assigns a fixed variable), so
     it plays as on the model itself. An event that fires the rule itself (with its own parameters,
     and an optional rule whether or not the configuration lists it) always counts as live."""
-    if any(part.rule == rule_id for event in sc.events for part in event.parts):
-        return False
-    among = frozenset((rule_id,))
-    return not any(live_rules(m, sc.config, sc.n, among) for m in (model, mm))
+    fired = any(part.rule == rule_id for event in sc.events for part in event.parts)
+    return not fired and _dead(model, mm, rule_id, sc.config, (sc.n,))
 
 
 def _judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:

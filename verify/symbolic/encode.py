@@ -17,9 +17,9 @@ from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, M
 from verify.language.walker import Walker
 from verify.model.state import Layout, State, slot_choices
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
-from verify.symbolic.terms import Constants, and_, arith, compare, eq, implies, ite, ne, not_, or_
+from verify.symbolic.terms import Constants, and_, arith, compare, eq, implies, ite, ne, not_, or_, substitute, term_array
 
-__all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name", "substitute"]
+__all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name"]
 
 # An encoding made once, keyed by the identities of what it was made from; the entry keeps those
 # objects alive, so an identity in a key is never reused by another object while the entry lasts.
@@ -32,22 +32,6 @@ def _cached(table: _Memo, key: tuple[Any, ...], keep: tuple[object, ...], make: 
     if hit is None:
         hit = table[key] = (keep, make())
     return hit[1]
-
-
-def substitute(term: Any, olds: Any, news: list[Any]) -> Any:
-    """*term* with each of *olds* (an array made by :func:`term_array`) replaced by its
-    counterpart in *news*: one call into Z3, without z3.substitute's checks of every pair."""
-    ctx = term.ctx
-    arr = term_array(news)
-    return z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), term.as_ast(), len(news), olds, arr), ctx)
-
-
-def term_array(terms: list[Any]) -> Any:
-    """The C array of *terms* that :func:`substitute` takes."""
-    arr = (z3.Ast * len(terms))()
-    for i, a in enumerate(terms):
-        arr[i] = a.as_ast()
-    return arr
 
 
 class Frame:
@@ -243,8 +227,8 @@ class Encoder(Walker):
         if node.kind == "any":
             return or_(self.ctx, parts) if parts else self._val(False)
         if node.kind == "count":
-            parts = [z3.If(p, z3.IntVal(1, self.ctx), z3.IntVal(0, self.ctx)) for p in parts]
-        return z3.Sum(parts) if parts else z3.IntVal(0, self.ctx)
+            parts = [ite(p, self._val(1), self._val(0)) for p in parts]
+        return z3.Sum(parts) if parts else self._val(0)
 
     # -- statements ------------------------------------------------------------------------
     def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int], s: Frame) -> dict[int, Any]:
@@ -462,7 +446,7 @@ class TransitionSystem:
         return s, t
 
     def _template_step(self, graph_rules: bool, ignore: frozenset[str]) -> Any:
-        s, t = (self.frame(tag) for tag in self._TEMPLATE)
+        s, t = self.templates()
         act = z3.Int("act@\u00a7", self.ctx)
         return _cached(self._steps, ("template", graph_rules, ignore), (),
                        lambda: self._step(s, t, act, graph_rules, ignore))
@@ -472,15 +456,13 @@ class TransitionSystem:
         # (the graph names seen so far are part of the key: a renaming made before one appeared lacks it)
         key = (tuple(f.tag for f in frames), str(act), len(self._graph_tags))
         made = self._substitutions.get(key)
-        if made is None:  # z3.substitute checks every pair on every call: build the arrays once
+        if made is None:  # the arrays built once for every term renamed this way
             pairs = self._pairs(frames, act)
-            olds, news = (z3.Ast * len(pairs))(), (z3.Ast * len(pairs))()
-            for i, (a, b) in enumerate(pairs):
-                olds[i], news[i] = a.as_ast(), b.as_ast()
-            made = self._substitutions[key] = (len(pairs), olds, news, pairs)  # (pairs: keeps the terms alive)
+            made = self._substitutions[key] = (len(pairs), term_array([a for a, _ in pairs]),
+                                               term_array([b for _, b in pairs]), pairs)  # (pairs: keeps the terms alive)
         if not made[0]:
             return term
-        return z3.z3._to_expr_ref(z3.Z3_substitute(self.ctx.ref(), term.as_ast(), made[0], made[1], made[2]), self.ctx)
+        return substitute(term, made[1], made[2], made[0])
 
     def _pairs(self, frames: tuple[Frame, ...], act: Any) -> list[tuple[Any, Any]]:
         """Each template variable (and graph name, and the instance number) with its counterpart."""

@@ -151,12 +151,7 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
         sol = invs.base(("state",))
     violated = ses.violated(prop, s, t if prop.kind == "step" else None)
     ses.hold(violated)
-    sol.push()
-    sol.add(violated)
-    res = ses.check(sol)
-    if res == z3.unknown:
-        why = ses.gave_up(sol)
-    sol.pop()
+    res, why = ses.pushed(sol, violated)
     if res == z3.unsat:
         return "proved by a one-step query from the proved invariants", None
     if res == z3.unknown:
@@ -173,10 +168,8 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
                         lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
     else:
         sol = invs.base(("state",))
-    sol.push()
-    sol.add(z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)]))
-    res = ses.check(sol)
-    sol.pop()
+    res, _ = ses.pushed(sol, z3.Or([ses.premise(i, s, t if prop.kind == "step" else None)
+                                    for i in ses.instances(prop)]))
     return bool(res == z3.unsat)
 
 

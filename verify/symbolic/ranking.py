@@ -7,9 +7,9 @@ from typing import Any
 
 import z3
 
-from verify.symbolic.encode import substitute, term_array
 from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
+from verify.symbolic.terms import substitute, term_array
 
 __all__ = ["Termination", "ranking_holds"]
 
@@ -79,14 +79,12 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
     sol.add(ts.domain(s), inv)
     for inst in play:  # a query per rule instance, the successor substituted in
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        news = [upd.get(k, s[k]) for k in range(len(layout.names))]
+        values = [upd.get(k, s[k]) for k in range(len(layout.names))]  # (alive while the array is used)
+        news = term_array(values)
         for extra in ([], [goes_on]):  # a step into a state with no step of play may go up
-            sol.push()
-            sol.add(ts.guard(inst, s), *[substitute(c, olds, news) for c in [stays, *extra]])
-            answer = ses.check(sol)
-            if answer != z3.unsat:
-                why = layout.show(s.read(sol.model())) if answer == z3.sat else ses.gave_up(sol)
-            sol.pop()
+            answer, why = ses.pushed(sol, ts.guard(inst, s),
+                                     *[substitute(c, olds, news, len(t.vars)) for c in [stays, *extra]],
+                                     read=lambda m: layout.show(s.read(m)))
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -151,6 +151,18 @@ class Session:
             return sol.check()
         finally:
             self.charge(rlimit_count(sol.statistics()))
+
+    def pushed(self, sol: z3.Solver, *terms: Any, read: Callable[[z3.ModelRef], str] | None = None
+               ) -> tuple[z3.CheckSatResult, str]:
+        """Check *terms* on top of what *sol* holds (pushed, then popped, so *sol* serves the next
+        query): the answer, and why Z3 gave up (unknown) or what *read* makes of the model (sat)."""
+        sol.push()
+        sol.add(*terms)
+        answer = self.check(sol)
+        detail = self.gave_up(sol) if answer == z3.unknown else \
+            read(sol.model()) if answer == z3.sat and read is not None else ""
+        sol.pop()
+        return answer, detail
 
     def charge(self, count: int) -> None:
         """Charge what the context spent since the last query (its resource count is now *count*)."""

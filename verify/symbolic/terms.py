@@ -12,26 +12,34 @@ from typing import Any, Sequence
 
 import z3
 
-__all__ = ["and_", "or_", "not_", "implies", "ite", "eq", "ne", "compare", "arith", "Constants"]
+__all__ = ["and_", "or_", "not_", "implies", "ite", "eq", "ne", "compare", "arith", "Constants", "term_array",
+           "substitute"]
 
-_Ast = z3.Ast
 
-
-def _array(terms: Sequence[Any]) -> Any:
-    arr = (_Ast * len(terms))()
+def term_array(terms: Sequence[Any]) -> Any:
+    """The C array of *terms* that Z3's constructors (and :func:`substitute`) take."""
+    arr = (z3.Ast * len(terms))()
     for i, a in enumerate(terms):
         arr[i] = a.ast
     return arr
 
 
+
+def substitute(term: Any, olds: Any, news: Any, count: int) -> Any:
+    """*term* with the first *count* terms of the array *olds* replaced by those of *news* (arrays
+    made by :func:`term_array`, once for many calls): z3.substitute checks every pair on every call."""
+    ctx = term.ctx
+    return z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), term.ast, count, olds, news), ctx)
+
+
 def and_(ctx: z3.Context, terms: Sequence[Any]) -> Any:
     """``z3.And(terms)`` (the same term: one ``and`` of all of them, even of one)."""
-    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), _array(terms)), ctx)
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(terms), term_array(terms)), ctx)
 
 
 def or_(ctx: z3.Context, terms: Sequence[Any]) -> Any:
     """``z3.Or(terms)``."""
-    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), _array(terms)), ctx)
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(terms), term_array(terms)), ctx)
 
 
 def not_(a: Any) -> Any:
@@ -55,7 +63,7 @@ def eq(a: Any, b: Any) -> Any:
 
 def ne(a: Any, b: Any) -> Any:
     """``a != b`` (Z3's Python API makes it ``distinct``)."""
-    return z3.BoolRef(z3.Z3_mk_distinct(a.ctx.ref(), 2, _array((a, b))), a.ctx)
+    return z3.BoolRef(z3.Z3_mk_distinct(a.ctx.ref(), 2, term_array((a, b))), a.ctx)
 
 
 _COMPARE = {"<": z3.Z3_mk_lt, "<=": z3.Z3_mk_le, ">": z3.Z3_mk_gt, ">=": z3.Z3_mk_ge}
@@ -71,7 +79,7 @@ def arith(op: str, a: Any, b: Any) -> Any:
     """``a + b``, ``a - b``, ``a * b``, ``a % b`` of two integer terms."""
     if op == "%":
         return z3.ArithRef(z3.Z3_mk_mod(a.ctx.ref(), a.ast, b.ast), a.ctx)
-    return z3.ArithRef(_NARY[op](a.ctx.ref(), 2, _array((a, b))), a.ctx)
+    return z3.ArithRef(_NARY[op](a.ctx.ref(), 2, term_array((a, b))), a.ctx)
 
 
 class Constants:
