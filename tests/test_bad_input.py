@@ -869,6 +869,27 @@ EMPEROR_TEAMS = "teams = [[0, 1, 2], [3, 4, 5]]  # the emperors in the middle se
 EMPEROR_P4 = '[config.seats.P4]\nis_emperor = true\nrange = 2\n\n[[config]]\nname = "range-of-influence-effects"'
 
 
+DUEL_INIT = 'phase = "priority"\nactive = 0\nlife = [1, 2]\nlibrary = [0, 2]\npoison = 0\nto_draw = 0\n\n[[config]]\nname = "multiplayer"'
+EMPEROR_INIT = 'variant = "emperor"\nactive = 1\nlimited_range = true\nrange = 1\nlife = 1\nlibrary = [0, 1]'
+
+
+@pytest.mark.parametrize("old, new, after", [
+    ('name = "duel"\nplayers = [2]\n', 'name = "duel"\nplayers = [2]\n[config.seats.P1]\nis_emperor = true\n',
+     'name = "duel"'),
+    (DUEL_INIT, DUEL_INIT.replace("to_draw = 0", "to_draw = 0\nis_emperor = [false, true]"), DUEL_INIT[:20]),
+    (EMPEROR_INIT, EMPEROR_INIT.replace('"emperor"', '"standard"'), 'variant = "standard"'),
+], ids=["seat-in-a-duel", "every-seat-may-be", "standard-variant"])
+def test_an_emperor_belongs_to_emperor_games(model_copy: Path, old: str, new: str, after: str) -> None:
+    """is_emperor = true outside an Emperor game is bad input (809.2), pointed at the value: a
+    team leaving with its 'emperor' in Team vs. Team is no rule of the game."""
+    text = edit(model_copy, "configs.toml", old, new)
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    idx = text.index("is_emperor = ", text.index(after)) + len("is_emperor = ")
+    line, col = text.count("\n", 0, idx) + 1, idx - text.rfind("\n", 0, idx)
+    expect_diag(run, model_copy, "configs.toml", line, col, "is_emperor = true belongs to Emperor games (809.2)")
+
+
 @pytest.mark.parametrize("old, new, phrase", [
     (EMPEROR_P4, EMPEROR_P4.replace("is_emperor = true\n", ""),
      "6 players: each Emperor team has one emperor (is_emperor = true); seats [3, 4, 5] have 0"),

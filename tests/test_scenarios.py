@@ -206,6 +206,8 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
                 "(801.15): write 'draw_game_by = \"Alice\"'"),
     ('[scenario]\ntitle = "t"\nsource = "s"\nvariant = "emperor"\nteams = [["Alice"], ["Bob"]]\n' + TWO,
      ":4:11:", "an Emperor game needs teams of three or more players sitting together"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "life = 1\nis_emperor = true", 1),
+     ":8:14:", "is_emperor = true belongs to Emperor games (809.2)"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:

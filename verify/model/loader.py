@@ -35,6 +35,7 @@ from verify.model.types import (
     VarDecl,
     Vocabulary,
     adjacent_teams,
+    emperor_marks,
     emperor_seating,
     emperor_seats,
     team_seats,
@@ -592,6 +593,13 @@ class _Loader:
                 self.two_headed_teams(f, at, players, teams, team_size, init)
                 if len(self.diags) > before:
                     continue
+            marks = emperor_marks(variant, init, seats)
+            if marks:
+                where = ("init",) if marks[0] is None else ("seats", f"P{marks[0]}")
+                self.err(f.loc(*at, *where, "is_emperor"),
+                         "teams", "is_emperor = true belongs to Emperor games (809.2): give the configuration "
+                         "variant = \"emperor\", or leave is_emperor out")
+                continue
             if variant is not None and "emperor" in (str(v) for v in variant.explicit()):
                 emperors = emperor_seats(seats)
                 for n in players:

@@ -231,6 +231,17 @@ def emperor_seats(seats: Mapping[int, Mapping[str, InitSpec]]) -> set[int]:
     return {p for p, vals in seats.items() if "is_emperor" in vals and vals["is_emperor"].explicit() == (True,)}
 
 
+def emperor_marks(variant: InitSpec | None, init: Mapping[str, InitSpec],
+                  seats: Mapping[int, Mapping[str, InitSpec]]) -> list[int | None]:
+    """Where an initial value may make a player an emperor (None: every seat, a seat's number)
+    in a game that may be other than Emperor: is_emperor belongs to Emperor games (809.2)."""
+    if variant is not None and tuple(str(v) for v in variant.explicit()) == ("emperor",):
+        return []
+    marks: list[int | None] = [None] if "is_emperor" in init and True in init["is_emperor"].explicit() else []
+    return marks + [p for p, vals in sorted(seats.items())
+                    if "is_emperor" in vals and True in vals["is_emperor"].explicit()]
+
+
 def emperor_seating(teams: tuple[tuple[int, ...], ...], emperors: set[int], n: int) -> str | None:
     """Why *teams* with *emperors* are no Emperor seating (None when they are): teams of three or
     more sitting together, each with one emperor, who does not sit at either end of the team

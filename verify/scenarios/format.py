@@ -21,7 +21,8 @@ from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
 from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
-from verify.model.types import Config, InitSpec, Model, adjacent_teams, emperor_seating, emperor_seats
+from verify.model.types import (Config, InitSpec, Model, adjacent_teams, emperor_marks, emperor_seating,
+                                emperor_seats)
 
 __all__ = ["EVENT_KINDS", "EventKind", "Part", "Event", "Scenario", "load_scenario", "norm_label", "ACTIVE"]
 
@@ -245,6 +246,12 @@ class _ScenarioLoader(_Loader):
             self.err(f.loc("scenario", "variant"), "teams",
                      "a Two-Headed Giant game needs 'teams' of two or more players sitting together, "
                      "all the same size (810.1, 810.3, 810.11), e.g. [[\"Alice\", \"Bob\"], [\"Carol\", \"Dan\"]]")
+            return None
+        marks = emperor_marks(init.get("variant"), {}, seats)
+        if marks:
+            self.err(f.loc("player", marks[0], "is_emperor"), "teams",
+                     "is_emperor = true belongs to Emperor games (809.2): give the scenario variant = \"emperor\", "
+                     "or leave is_emperor out")
             return None
         if head.get("variant") == "emperor":
             why = emperor_seating(teams, emperor_seats(seats), len(names))
