@@ -101,7 +101,7 @@ def _dead_for(model: Model, mm: Model, rule_id: str, sc: Scenario) -> bool:
     fixed values hold all through it (events fire rules, and no rule assigns a fixed variable), so
     it plays as on the model itself. An event that fires the rule itself (with its own parameters,
     and an optional rule whether or not the configuration lists it) always counts as live."""
-    fired = any(part.rule == rule_id for event in sc.events for part in event.parts)
+    fired = any(rule_id in part.rules() for event in sc.events for part in event.parts)
     return not fired and _dead(model, mm, rule_id, sc.config, (sc.n,))
 
 

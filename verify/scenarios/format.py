@@ -13,7 +13,7 @@ repeat 117.4 through the steps of the turn. :mod:`verify.scenarios.simulate` pla
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -111,6 +111,12 @@ class Part:
     actor: int | None
     card: int | None
     params: Mapping[str, int]
+    # Rules the same event fires instead where the model says so (a "you win" effect is 801.14's
+    # under limited range of influence): each whose guard holds where the event happens is played.
+    instead: tuple[str, ...] = ()
+
+    def rules(self) -> tuple[str, ...]:
+        return (self.rule, *self.instead)
 
 
 @dataclass(frozen=True)
@@ -576,7 +582,11 @@ class _ScenarioLoader(_Loader):
             if p is None:
                 return None
             rule = spec.limited if spec.limited and self.limited_range else spec.one
-            return [self.part(rule, p, None, None, 0, at)], spec.text.format(who=players[p], s="s", n="", card="")
+            part = self.part(rule, p, None, None, 0, at)
+            other = spec.one if rule == spec.limited else spec.limited
+            if part is not None and other is not None and other in {r.id for r in self.model.rules}:
+                part = replace(part, instead=(other,))  # the model's guards decide, not the file
+            return [part], spec.text.format(who=players[p], s="s", n="", card="")
         if spec.value == "card":
             if value not in card_names:
                 self.err(f.loc(*at, kind), "name", f"{value!r} is not a card of this scenario"

@@ -110,7 +110,7 @@ class _Player:
         # (104.4b) are replayed and explained against it.
         self.oracles: dict[State, GraphOracle] = {}
         self.by_key = {i.key: i for i in self.settle_insts}
-        self.parts: dict[tuple[int, int, int | None], Instance] = {}
+        self.parts: dict[tuple[int, int, int | None, str], Instance] = {}
         self.active_slot = self.layout.base["active"]
         self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
         self._until: dict[str, Any] = {}
@@ -128,13 +128,15 @@ class _Player:
         return sorted({self.layout.var_of(k) for k, v in enumerate(s) if self.layout.var_of(k) in bounds
                        and not bounds[self.layout.var_of(k)][0] <= v <= bounds[self.layout.var_of(k)][1]})
 
-    def part_instance(self, event: Event, k: int, actor: int | None) -> Instance:
-        """The instance of part *k* of *event* for *actor*, compiled with the event's parameters."""
-        key = (event.number, k, actor)
+    def part_instance(self, event: Event, k: int, actor: int | None, rule_id: str | None = None) -> Instance:
+        """The instance of part *k* of *event* (of its rule, or of *rule_id*, one it may fire
+        instead) for *actor*, compiled with the event's parameters."""
+        part = event.parts[k]
+        rule_id = rule_id or part.rule
+        key = (event.number, k, actor, rule_id)
         if key not in self.parts:
-            part = event.parts[k]
             params = {**self.scenario.config.params, **part.params}
-            rule = self.model.rule(part.rule)
+            rule = self.model.rule(rule_id)
             only = replace(self.model, rules=tuple(r for r in self.model.rules if not r.is_transition or r is rule))
             found = [i for i in instances(only, self.layout, params)
                      if i.actor == actor and i.card == part.card]
@@ -144,17 +146,16 @@ class _Player:
                 self.parts[key] = found[0]
         return self.parts[key]
 
-    def fire(self, event: Event, s: State) -> tuple[Instance, ...] | None:
-        """The instances of *event*'s parts from *s*, or None where one of its rules does not apply
-        (every part's guard is evaluated where the event happens)."""
-        insts = []
+    def fire(self, event: Event, s: State) -> list[tuple[Instance, ...]]:
+        """The instances of *event*'s parts from *s*, one tuple for each way the event can happen
+        (a part whose rules' guards hold for several of them happens each way); [] where one of
+        its parts does not apply (every part's guard is evaluated where the event happens)."""
+        ways: list[tuple[Instance, ...]] = [()]
         for k, part in enumerate(event.parts):
             actor = s[self.active_slot] if part.actor == ACTIVE else part.actor
-            inst = self.part_instance(event, k, actor)
-            if not inst.guard(s, None):
-                return None
-            insts.append(inst)
-        return tuple(insts)
+            insts = [i for i in (self.part_instance(event, k, actor, r) for r in part.rules()) if i.guard(s, None)]
+            ways = [w + (i,) for w in ways for i in insts]
+        return ways
 
     def at_once(self, insts: tuple[Instance, ...], x: State) -> State:
         """Every part's update at the same moment, in the most urgent phase any part asks for."""
@@ -251,32 +252,41 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
             if run.over(s, None):
                 kept[s] = path
                 continue
-            insts = run.fire(event, s)
-            if insts is None:
+            ways = run.fire(event, s)
+            if not ways:
                 kept[s] = path
                 skipped += 1
                 continue
-            if event.at_once:
-                t = run.at_once(insts, s)
-                step = Step("+".join(i.rule.id for i in insts), insts[0].actor if len({i.actor for i in insts}) == 1
-                            else None, "event", t, (), insts[0].card, event=event.number - 1, part=-1)
-                starts += record(event, s, path, step)
-                continue
-            stage = {s: path}
-            for k, inst in enumerate(insts):
-                after: list[tuple[State, tuple[Step, ...]]] = []
-                for x, xpath in stage.items():
-                    if run.over(x, None):  # an earlier part ended the game: the rest never happens
-                        starts.append((x, xpath))
-                        continue
-                    step = Step(inst.rule.id, inst.actor, "event", inst.apply(x), (), inst.card,
-                                event=event.number - 1, part=k)
-                    after += record(event, x, xpath, step)
-                if k == len(insts) - 1:
-                    starts += after
-                else:  # this part's draws and immediate results, then the next part
-                    stage = settle(after, run.between) if after else {}
+            for insts in ways:
+                if event.at_once:
+                    t = run.at_once(insts, s)
+                    step = Step("+".join(i.rule.id for i in insts),
+                                insts[0].actor if len({i.actor for i in insts}) == 1 else None, "event", t, (),
+                                insts[0].card, event=event.number - 1, part=-1)
+                    starts += record(event, s, path, step)
+                    continue
+                starts += parts(event, s, path, insts)
         return kept, starts, skipped
+
+    def parts(event: Event, s: State, path: tuple[Step, ...], insts: tuple[Instance, ...]
+              ) -> list[tuple[State, tuple[Step, ...]]]:
+        """The event's parts one after another from *s*: where they leave play before it goes on."""
+        stage = {s: path}
+        starts: list[tuple[State, tuple[Step, ...]]] = []
+        for k, inst in enumerate(insts):
+            after: list[tuple[State, tuple[Step, ...]]] = []
+            for x, xpath in stage.items():
+                if run.over(x, None):  # an earlier part ended the game: the rest never happens
+                    starts.append((x, xpath))
+                    continue
+                step = Step(inst.rule.id, inst.actor, "event", inst.apply(x), (), inst.card,
+                            event=event.number - 1, part=k)
+                after += record(event, x, xpath, step)
+            if k == len(insts) - 1:
+                starts += after
+            else:  # this part's draws and immediate results, then the next part
+                stage = settle(after, run.between) if after else {}
+        return starts
 
     frontier = settle([(init, ())])
     for event in scenario.events:
@@ -417,13 +427,14 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
         after: State | None = None
         if step.event is not None:
             event = run.scenario.events[step.event]
-            insts = run.fire(event, state) if step.part <= 0 else ()
-            if insts is None:
+            ways = run.fire(event, state) if step.part <= 0 else [()]
+            if not ways:
                 raise ReplayMismatch(f"{trace.property_id}: event {event.number} cannot happen at step {number}")
             if step.part == -1:
-                after = run.at_once(insts, state)
-            elif event.parts[step.part].rule == step.rule:
-                after = run.part_instance(event, step.part, step.actor).apply(state)
+                after = next((t for w, t in ((w, run.at_once(w, state)) for w in ways)
+                              if "+".join(i.rule.id for i in w) == step.rule and t == step.state), None)
+            elif step.rule in event.parts[step.part].rules():
+                after = run.part_instance(event, step.part, step.actor, step.rule).apply(state)
         else:
             found = run.by_key.get((step.rule, step.actor, step.card))
             run.compiler.oracle = run.oracles.get(state)
