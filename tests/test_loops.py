@@ -2,6 +2,7 @@
 loop; its expected outcome and the rule that decides it are stated here (104.4b, 732)."""
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from dataclasses import replace
@@ -12,8 +13,9 @@ from conftest import ROOT
 from verify.checking.properties import explain
 from verify.checking.runner import Options, check
 from verify.checking.symbolic import SymbolicChecker
-from verify.checking.trace import closes
+from verify.checking.trace import Trace, closes
 from verify.checking.verdict import Verdict
+from verify.explicit.drift import Drift, fixed_values
 from verify.explicit.evaluate import Compiler
 from verify.explicit.explore import StateGraph, explore
 from verify.model.loader import load_model
@@ -107,15 +109,40 @@ def test_a_drain_against_a_player_who_cant_lose_meets_the_bound_explicitly() -> 
     assert _on_loop(g) == (False, False)
 
 
-def test_z3_finds_the_drain_against_a_player_who_cant_lose_without_bounds() -> None:
+@functools.cache
+def _cant_lose_lasso() -> Trace:
+    """Z3's lasso of loop-cant-lose, found over unbounded life."""
     config = next(c for c in MODEL.configs if c.name == "loop-cant-lose")
     sym = SymbolicChecker(MODEL, config, 2, depth=14)
     trace, reason = sym.lasso(MODEL.property("mandatory-loops-draw"), "mandatory_loop", violation=False)
     assert trace is not None, reason
+    return trace
+
+
+def test_z3_finds_the_drain_against_a_player_who_cant_lose_without_bounds() -> None:
+    trace = _cant_lose_lasso()
     assert trace.loop_start is not None and closes(trace)
     life = trace.layout.base["life"] + 1
     start, end = trace.states[trace.loop_start], trace.states[-1]
     assert end[life] < start[life] <= 0  # P1's life drifts down, past every threshold: 104.4b
+
+
+def test_explicit_folding_and_the_z3_lasso_find_the_same_drifting_loop() -> None:
+    """loop-cant-lose drains a player who can't lose. Without folding the explicit search meets
+    the life bound (test_loops); with the bounds read as 'only stop exploration' and the drift
+    of the Z3 lasso search, it closes the same cycle: the Z3 lasso's loop state has a
+    counterpart in the explicit graph, on a mandatory loop of the same length, and 104.4b fires."""
+    config = replace(next(c for c in MODEL.configs if c.name == "loop-cant-lose"), bounds_scope=False)
+    drift = Drift.of(MODEL, config.params, fixed_values(MODEL, config))
+    g = explore(MODEL, config, 2, drift=drift)
+    assert g.folding is not None and g.folding.folds and g.oracle is not None
+    assert any(g.instances[k].rule.id == "104.4b" for _, _, k in g.edges())
+    assert not g.cut_vars.get("life")  # the drain no longer runs into the bound
+    trace = _cant_lose_lasso()
+    start = trace.states[trace.loop_start]
+    twins = [n for n in g.folding.keys.get(g.folding.key(start), ()) if g.oracle.holds("mandatory_loop", g.states[n])]
+    assert twins, "the Z3 loop state has no counterpart on a mandatory loop of the explicit graph"
+    assert len(g.oracle.cycle(twins[0], mandatory=True)) == len(trace.states) - 1 - trace.loop_start
 
 
 def test_z3_lasso_matches_the_mandatory_loop_of_the_explicit_graph() -> None:

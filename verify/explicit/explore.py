@@ -18,7 +18,9 @@ import networkx as nx
 
 from verify.errors import ReplayMismatch
 from verify.explicit.budget import Budget
+from verify.explicit.drift import Drift
 from verify.explicit.evaluate import Compiler, Instance, instances
+from verify.explicit.folding import Folding
 from verify.explicit.loops import PlayGraph
 from verify.explicit.relevance import stable_slots
 from verify.explicit.rotation import Rotation, SymmetryProof
@@ -81,6 +83,8 @@ class StateGraph:
     limit_text: str = ""  # how the state limit is shown when reached, with what raises it
     halted: bool = False  # the budget's memory or time limit stopped the search
     limit_cut: set[int] = field(default_factory=set)  # nodes a limit (not a bound) left unexpanded
+    # States taken for earlier ones they match up to drifting counters (verify.explicit.folding)
+    folding: Folding | None = None
     _of_kinds: dict[frozenset[str], frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
     _with: dict[tuple[int, frozenset[int]], tuple[list[int], list[int]]] = field(default_factory=dict, repr=False,
                                                                              compare=False)
@@ -269,7 +273,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
             symmetric: bool = False, budget: Budget | None = None,
             compiled: tuple[Compiler, tuple[Instance, ...]] | None = None,
-            until: Callable[["StateGraph"], bool] | None = None) -> StateGraph:
+            until: Callable[["StateGraph"], bool] | None = None, drift: Drift | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -283,7 +287,11 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     compiler and the rule instances it made for this model, configuration and player count (a
     scenario's searches between events share them; the compiler's play graph is this search's).
     *until* is asked after each node is expanded whether to stop here (a check that has found
-    its counterexample): the graph is then incomplete, every node not yet expanded cut.
+    its counterexample): the graph is then incomplete, every node not yet expanded cut. With
+    *drift* (and neither symmetry nor bounds that are the whole game) a new state that matches
+    an earlier one up to counters drifting past every threshold is taken for it
+    (:mod:`verify.explicit.folding`), so a loop whose counters run away closes a cycle; where
+    the search then finds a fold unjustified, it explores again without folding.
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -291,6 +299,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     >>> g.complete, len(g.states) > 100
     (True, True)
     """
+    initial = None if initial is None else list(initial)  # read again if a fold proves unjustified
     layout = Layout.for_config(model.vocab, n, config)
     rotation = Rotation.of(layout) if symmetric else None
     # From the configuration's own start, its fixed values hold in every state: guards are
@@ -314,6 +323,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                    array("i"), bytearray(), 0, True)
     g.rotation = rotation
     g.constants = constants
+    if drift is not None and rotation is None and not config.bounds_scope:
+        g.folding = Folding(layout, drift, {v.name: v.min for v in model.vocab.vars.values()})
     g.budget, g.limit_text = budget, limit_text
     for real in (initial_states(layout, config) if initial is None else initial):
         s = real if g.rotation is None else g.rotation.canon(real)
@@ -325,6 +336,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             g.parent.append(-1)
             g.via.append(-1)
             g.cut.append(0)
+            if g.folding is not None:
+                g.folding.add(len(g.states) - 1, s)
     g.n_initial = len(g.states)
     if budget is not None and not budget.check():  # spent by an earlier search of the same run
         g.halted, g.stopped = True, budget.spent
@@ -371,6 +384,9 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
         if len(g.states) == before:
             break
+    if g.folding is not None and not g.folding.holds(g.states, zip(g.src, g.dst), stop):
+        return explore(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
+                       budget=budget, compiled=compiled, until=until)
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)
         comp.oracle = folded.oracle = g.oracle
@@ -404,6 +420,13 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     """Record the step of *inst* from node *i*, discovering its target if it is new."""
     t = inst.apply(g.states[i])
     below = inst.below_floor(t)
+    if g.folding is not None and not below and t not in g.index:
+        u = g.folding.find(t, g.states)
+        if u is not None:  # t is taken for u: the same steps, its counters further out
+            g.src.append(i)
+            g.dst.append(u)
+            g.lab.append(inst.index)
+            return
     if not below and not inst.in_bounds(t):
         g.cut[i] |= CUT_BITS.get(inst.rule.kind, CUT_FIRM)
         g.cut_by[inst.rule.id] += 1
@@ -436,6 +459,8 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
         g.parent.append(i)
         g.via.append(inst.index)
         g.cut.append(0)
+        if g.folding is not None:
+            g.folding.add(j, t)
         if below:  # outside the domain: a violation to report, not a state to go on from
             g.escaped.add(j)
             g.cut[j] |= CUT_FIRM

@@ -128,6 +128,10 @@ def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: st
             lines.append(f"    loop {j:>2}  [{step.rule}] {actor_name(step.actor, step.card, lay.cards)}, "
                          f"{step.mandatoriness}: {changes}")
             prev = step.state
+        if o.loop[-1].state != t.states[-2]:
+            lines.append("  back where it began up to counters that run away past every threshold a rule compares "
+                         f"them with ({changes_text(lay, t.states[-2], o.loop[-1].state)}): every round repeats "
+                         "the same steps, further out")
     lines.append(f"  end: {lay.show(t.final)}")
     if o.why:
         lines.append(f"  the search between events stopped at {o.why}")

@@ -20,6 +20,7 @@ from verify.checking.properties import explain
 from verify.checking.trace import ReplayMismatch, Step, Trace
 from verify.errors import SourceLoc
 from verify.explicit.budget import Budget, Limits
+from verify.explicit.drift import Drift, fixed_values
 from verify.explicit.evaluate import Compiler, GraphOracle, Instance, instances
 from verify.explicit.explore import StateGraph, cyclic_components, explore
 from verify.explicit.loops import PlayGraph
@@ -53,6 +54,9 @@ class Simulation:
     states: int
     graph: nx.DiGraph = field(repr=False)
     initial: State = ()
+    # Counters a mandatory loop ran away with: play was taken for an earlier state it matches up
+    # to them (verify.explicit.folding), so no one value of theirs ends every outcome.
+    drifting: frozenset[str] = frozenset()
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -77,7 +81,9 @@ class Simulation:
     def state_misses(self) -> list[str]:
         """Each value of expect_state an outcome (one that play reached) ends without: its trace
         ends in a state that misses one where any of its states does (see simulate)."""
-        out = []
+        out = [f"{who}'s {var} is left to a loop whose counters run away ({', '.join(sorted(self.drifting))}): "
+               f"no one value ends every outcome (line {loc.line})"
+               for who, _, var, _, loc in self.scenario.expect_state if var.split("[")[0] in self.drifting]
         for o in self.outcomes:
             if o.kind in ("unknown", "stuck"):
                 continue
@@ -104,6 +110,7 @@ class _Player:
         self.compiler = Compiler(model, self.layout, config.params)
         self.rest = self.compiler.expr(parse_expr(REST))
         self.over = self.compiler.expr(parse_expr(OVER))
+        self.drift = Drift.of(self.settle_model, config.params, fixed_values(model, config))
         self.settle_insts = instances(self.settle_model, self.layout, config.params, bounds=config.bounds,
                                       actions=config.actions, compiler=self.compiler)
         # The play graph of the search each state was found in: rules that ask about loops
@@ -183,6 +190,7 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     graph.add_node(init, start=True)
     notes: list[str] = []
     explored = 0
+    drifting: set[str] = set()  # counters a loop ran away with (folded searches)
     ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
 
     def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest) -> dict[State, tuple[Step, ...]]:
@@ -194,8 +202,10 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
                     stop=lambda s: bool(stop(s, None)), budget=budget,
-                    compiled=(run.compiler, run.settle_insts))
+                    compiled=(run.compiler, run.settle_insts), drift=run.drift)
         explored += len(g.states)
+        if g.folding is not None:
+            drifting.update(g.folding.drifting())
         if g.oracle is not None:
             for st in g.states:
                 run.oracles.setdefault(st, g.oracle)
@@ -336,7 +346,8 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
         decided = (last.rule,) + last.because if last is not None else ()
         outcomes.append(Outcome(label, kind, trace, decided, why, _loop(run, trace)))
         graph.add_node(trace.final, outcome=label)
-    return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init)
+    return Simulation(scenario, layout, tuple(outcomes), list(dict.fromkeys(notes)), explored, graph, init,
+                      frozenset(drifting))
 
 
 def _slot(layout: Layout, var: str, index: int) -> int:
@@ -401,9 +412,12 @@ def _loop(run: _Player, trace: Trace) -> tuple[Step, ...]:
     if not run.model.rule(trace.steps[-1].rule).graph or not isinstance(oracle, PlayGraph):
         return ()
     g = oracle.graph
-    cycle = oracle.cycle(g.index[before], mandatory=True)
-    return tuple(Step(g.instances[k].rule.id, g.instances[k].actor, g.instances[k].rule.kind, g.states[nd], (),
-                      g.instances[k].card) for nd, k in cycle)
+    out, s = [], before
+    for _, k in oracle.cycle(g.index[before], mandatory=True):  # played again: a fold's real state
+        inst = g.instances[k]
+        s = inst.apply(s)
+        out.append(Step(inst.rule.id, inst.actor, inst.rule.kind, s, (), inst.card))
+    return tuple(out)
 
 
 def _trace(run: _Player, scenario: Scenario, init: State, path: tuple[Step, ...], label: str) -> Trace:
