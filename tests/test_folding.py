@@ -84,3 +84,16 @@ def test_a_counter_folded_both_ways_is_unjustified() -> None:
     f.folds = [(0, {slot: -1}), (1, {slot: 1})]
     assert not f.holds(states, [])
 
+
+
+def test_a_search_a_limit_stopped_keeps_no_fold() -> None:
+    """A fold is justified by the whole future of the state it was taken for. With max_states 27
+    the loop is folded (at 24 states) but the limit stops the search before the loop rule's draw
+    is recorded: the folds are dropped, and the outcome is the limit's unknown."""
+    from dataclasses import replace
+
+    sc = load_scenario(SCENARIOS / "loop-whose-life-totals-run-away-is-a-draw.toml", MODEL)
+    sim = simulate(MODEL, replace(sc, config=replace(sc.config, max_states=27)))
+    assert sim.labels == ("unknown (the state limit was reached)",) and not sim.drifting
+    sim = simulate(MODEL, replace(sc, config=replace(sc.config, max_states=28)))
+    assert sim.labels == ("draw",) and sim.drifting == {"life"}

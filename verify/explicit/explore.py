@@ -384,7 +384,10 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
         if len(g.states) == before:
             break
-    if g.folding is not None and not g.folding.holds(g.states, zip(g.src, g.dst), stop):
+    if g.folding is not None and g.folding.folds and (
+            not g.complete or not g.folding.holds(g.states, zip(g.src, g.dst), stop)):
+        # a fold is justified by the whole future of the state it was taken for: where a limit
+        # stopped the search that future is not known
         return explore(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
                        budget=budget, compiled=compiled, until=until)
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
