@@ -1,6 +1,7 @@
 """Evaluate a property at the point a trace ends on: its last state, step or terminal state."""
 from __future__ import annotations
 
+from verify.checking.runner import game_drift
 from verify.checking.trace import Trace, replay
 from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.explore import explore
@@ -22,9 +23,10 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
         comp = Compiler(model, trace.layout, config.params)
         replay(trace, instances(model, trace.layout, config.params, compiler=comp))
         return bool(comp.expr(prop.when, env)(s, t)), bool(comp.expr(prop.then, env)(s, t))
-    graph = explore(model, config, trace.layout.n)
+    drift = game_drift(model, config)  # explored as verify all explores it: loops that run away close
+    graph = explore(model, config, trace.layout.n, drift=drift)
     if trace.initial not in graph.index:  # Z3 may start past an initial range (it releases the upper end)
-        graph = explore(model, config, trace.layout.n, initial=[trace.initial])
+        graph = explore(model, config, trace.layout.n, initial=[trace.initial], drift=drift)
     replay(trace, graph.instances)
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
     terminal = graph.is_terminal()

@@ -97,3 +97,32 @@ def test_a_search_a_limit_stopped_keeps_no_fold() -> None:
     assert sim.labels == ("unknown (the state limit was reached)",) and not sim.drifting
     sim = simulate(MODEL, replace(sc, config=replace(sc.config, max_states=28)))
     assert sim.labels == ("draw",) and sim.drifting == {"life"}
+
+
+def test_verify_all_explores_a_drain_against_a_player_who_cant_lose_exhaustively() -> None:
+    """loop-cant-lose (bounds that only stop exploration): the explicit engine of verify all folds
+    the drain once life is past every threshold the rules and the properties compare it with, so
+    no successor is cut and the loop properties are settled exhaustively; the witness of
+    mandatory-loops-draw is a lasso whose last state returns to its loop state up to life, replayed
+    through the model, and a step the fold took elsewhere reads as the real step."""
+    from verify.checking.runner import Options, check
+    from verify.checking.trace import closes
+    from verify.checking.verdict import Verdict
+
+    [result] = check(MODEL, [MODEL.property("mandatory-loops-draw")],
+                     Options(configs=("loop-cant-lose",), engine="explicit"))
+    assert result.verdict == Verdict.HOLDS, result.method
+    game = result.results[0]
+    trace = game.witness
+    assert trace is not None and trace.loop_start is not None and trace.drift is not None and closes(trace)
+    first, last = trace.states[trace.loop_start], trace.final
+    assert first != last and [n for n, _, _ in trace.layout.changes(first, last)] == ["life[1]"]
+    assert "fold(s): life past every threshold" in game.method
+
+    from verify.checking.runner import explore_game
+    config = next(c for c in MODEL.configs if c.name == "loop-cant-lose")
+    g = explore_game(MODEL, config, 2, symmetry=False)
+    assert g.folding is not None and g.folding.edges and not g.cut_vars
+    for e in g.folding.edges:
+        real = g.instances[g.lab[e]].apply(g.states[g.src[e]])
+        assert g.target(e) == real != g.states[g.dst[e]]

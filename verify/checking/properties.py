@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 import weakref
 from dataclasses import replace
+from functools import partial
 from itertools import product
 from typing import Callable, Iterable
 
@@ -175,13 +176,15 @@ def _trace(ctx: GraphContext, prop: Property, path: list[tuple[int, int]], role:
             loop_start = len(path) - 1
             path = path + cycle
     at = len(path) - 1 if loop_start is None else loop_start  # the point, in the unfolded path
-    states, path = g.unfold(path, loop_start)  # real states, also under symmetry reduction
+    states, path = g.unfold(path, loop_start)  # real states, also under symmetry reduction or folds
     if g.rotation is not None and player is not None:  # the property's player, seen from the real state
         player = g.rotation.seat(player, g.rotation.offset(states[path[at - 1 if point == "step" else at][0]]))
     trace = trace_from_path(prop.id, g.config.name, g.layout, path, states, g.instances, role, point,
                             message(_who(player)), _because(ctx, path, states), player)
     if loop_start is not None:
-        trace = replace(trace, loop_start=loop_start)
+        # a cycle through a fold returns to its loop state up to the counters that drift
+        drift = partial(g.folding.drift.matches, g.layout) if g.folding is not None and g.folding.edges else None
+        trace = replace(trace, loop_start=loop_start, drift=drift)
     replay(trace, g.instances)
     return trace
 
@@ -225,13 +228,15 @@ class Scan:
     def steps(self, edges: Iterable[int]) -> None:
         graph, states, outside, left_out = self.graph, self.graph.states, self.outside, self.left_out
         turned = graph.turned  # empty without symmetry reduction
+        folded = graph.folding.edges if graph.folding is not None else ()  # steps a fold took elsewhere
         src, dst, lab = graph.src, graph.dst, graph.lab
         for e in edges:
             a, b, k = src[e], dst[e], lab[e]
             if k in left_out or b in outside:
                 continue
             s = states[a]
-            t = graph.target(e) if turned and turned[e] else states[b]  # the step, not its target's class
+            # the step itself: not its target's rotation class, nor the state a fold took it for
+            t = graph.target(e) if (turned and turned[e]) or e in folded else states[b]
             for p, when, then in self.insts:
                 if not when(s, t):
                     continue
@@ -261,7 +266,8 @@ class Watch:
         self.seen_nodes = self.seen_steps = 0
 
     def __call__(self, graph: StateGraph) -> bool:
-        if self.scan is None:
+        if self.scan is None or self.scan.graph is not graph:  # a new search (one explored again without folds)
+            self.seen_nodes = self.seen_steps = 0
             comp = Compiler(self.model, graph.layout, graph.config.params, constants=graph.constants)
             self.scan = Scan(graph, self.prop, compile_property(comp, self.prop, graph.n))
         if self.prop.kind == "state":

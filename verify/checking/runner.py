@@ -12,6 +12,7 @@ from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEA
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
 from verify.errors import UsageError, suggest
 from verify.explicit.budget import Budget, Limits
+from verify.explicit.drift import Drift, fixed_values
 from verify.explicit.explore import StateGraph, explore
 from verify.model.types import Config, Model, Property
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
@@ -77,6 +78,14 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
             for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
 
 
+def game_drift(model: Model, config: Config) -> Drift:
+    """The counters of *config*'s games that may drift past every threshold the rules and the
+    properties compare them with: exploration takes a state for an earlier one it matches up to
+    them, so a loop whose counters run away closes (verify.explicit.folding; not under rotation,
+    nor where the bounds are the whole game)."""
+    return Drift.of(model, config.params, fixed_values(model, config), extra=[(p.when, p.then) for p in model.properties])
+
+
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None,
                  until: Callable[[StateGraph], bool] | None = None) -> StateGraph:
@@ -87,7 +96,8 @@ def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit
     proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
     budget = Budget(Limits(config.max_states, f"max_states of configuration '{config.name}' in configs.toml",
                            max_memory_mb, timeout_ms / 1000))
-    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget, until=until)
+    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget, until=until,
+                    drift=game_drift(model, config))
     graph.symmetry = proof
     return graph
 

@@ -15,7 +15,7 @@ into another variable, multiplied) is fully observed: it must repeat exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from verify.language.expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, children
 from verify.model.state import Layout, State
@@ -34,10 +34,14 @@ class Drift:
     safe: Mapping[str, tuple[int | None, int | None]]
 
     @classmethod
-    def of(cls, model: Model, params: Mapping[str, int], fixed: Mapping[str, str] | None = None) -> "Drift":
+    def of(cls, model: Model, params: Mapping[str, int], fixed: Mapping[str, str] | None = None,
+           extra: Iterable[tuple[Any, Any]] = ()) -> "Drift":
         """*fixed*: the value of each fixed game variable that has one in the configuration (e.g.
         ``variant``): a conjunction that compares one with another value can never hold, so what it
-        compares is not observed (704.6a's team life total is no threshold in a standard game)."""
+        compares is not observed (704.6a's team life total is no threshold in a standard game).
+        *extra*: (premise, conclusion) pairs that observe states and steps as guards do: the
+        properties checked on an explored graph (one whose premise the fixed values make false is
+        never asked)."""
         ints = {n for n, d in model.vocab.vars.items() if d.type == "int" and not d.fixed}
         known = dict(fixed or {})
 
@@ -64,7 +68,7 @@ class Drift:
 
         def term(e: Any) -> tuple[Var, int] | None:
             """x[i] + k or x[i] - k, for a counter x: (x[i], k)."""
-            if isinstance(e, Var) and e.name in ints and not e.primed:
+            if isinstance(e, Var) and e.name in ints:
                 return e, 0
             if isinstance(e, Binary) and e.op in ("+", "-"):
                 inner, c = term(e.left), const(e.right)
@@ -76,10 +80,43 @@ class Drift:
                         return inner[0], inner[1] + c
             return None
 
+        def shifted(e: Any) -> tuple[Var, list[Any]] | None:
+            """x[i] (primed or not) plus or minus terms that read no counter: (x[i], those terms)."""
+            if isinstance(e, Var) and e.name in ints:
+                return e, []
+            if isinstance(e, Binary) and e.op in ("+", "-"):
+                inner = shifted(e.left)
+                if inner is not None and not reads(e.right):
+                    return inner[0], inner[1] + [e.right]
+                if e.op == "+":
+                    inner = shifted(e.right)
+                    if inner is not None and not reads(e.left):
+                        return inner[0], inner[1] + [e.left]
+            return None
+
+        def reads(e: Any) -> bool:
+            return (isinstance(e, Var) and e.name in ints) or any(reads(c) for c in children(e))
+
         def visit(e: Any, self_var: str | None) -> None:
             """Walk *e*; *self_var* is the counter being assigned when e is its new value."""
             if isinstance(e, Binary) and e.op == "and" and dead(e):
                 return
+            if isinstance(e, Ite) and dead(e.cond):  # only the other branch is ever evaluated
+                visit(e.other, self_var)
+                return
+            if isinstance(e, Binary) and e.op in _FLIP:
+                a, b = shifted(e.left), shifted(e.right)
+                if (a is not None and b is not None and a[0].primed != b[0].primed
+                        and (a[0].name, a[0].index, a[0].card) == (b[0].name, b[0].index, b[0].card)):
+                    # x' op x + d: the same counter before and after a step; moving both by the same
+                    # amount changes nothing (d may not itself read a counter)
+                    for var, rest in (a, b):
+                        for idx in (var.index, var.card):
+                            if idx is not None:
+                                visit(idx, None)
+                        for r in rest:
+                            visit(r, None)
+                    return
             if isinstance(e, Binary) and e.op in _FLIP:
                 for side, other, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
                     t, c = term(side), const(other)
@@ -119,6 +156,10 @@ class Drift:
             for child in children(e):
                 visit(child, None)
 
+        for when, then in extra:
+            if not dead(when):
+                visit(when, None)
+                visit(then, None)
         for rule in model.rules:
             if dead(rule.when):
                 continue  # never fires in this configuration

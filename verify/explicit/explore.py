@@ -90,7 +90,10 @@ class StateGraph:
                                                                              compare=False)
 
     def target(self, e: int) -> State:
-        """The state step *e* leads to from its source node's state (not its rotation class)."""
+        """The state step *e* leads to from its source node's state (not its rotation class, nor the
+        earlier state a fold took it for)."""
+        if self.folding is not None and e in self.folding.edges:
+            return self.instances[self.lab[e]].apply(self.states[self.src[e]])
         t = self.states[self.dst[e]]
         return t if self.rotation is None or not self.turned[e] else self.rotation.rotate(t, self.turned[e])
 
@@ -159,11 +162,20 @@ class StateGraph:
 
     def node_of(self, s: State) -> int:
         """The node of *s*: its own, or its rotation class's under symmetry reduction."""
-        return self.index[s if self.rotation is None else self.rotation.canon(s)]
+        if self.rotation is not None:
+            return self.index[self.rotation.canon(s)]
+        node = self.index.get(s)
+        if node is None and self.folding is not None:  # a real state a fold took for an earlier one
+            node = self.folding.representative(s, self.states)
+        if node is None:
+            raise KeyError(s)
+        return node
 
     def successors_of(self, s: State, edges: Iterable[tuple[int, int]]) -> list[State]:
         """The real successors of *s* along *edges* [(instance, target)] of its node."""
         if self.rotation is None:
+            if self.folding is not None and self.folding.edges:
+                return [self.instances[k].apply(s) for k, _ in edges]
             return [self.states[b] for _, b in edges]
         c, r = self.states[self.node_of(s)], self.rotation.offset(s)
         return [self.rotation.rotate(self.instances[k].apply(c), r) for k, _ in edges]
@@ -172,15 +184,24 @@ class StateGraph:
                ) -> tuple[list[State], list[tuple[int, int]]]:
         """Real states along *path* [(node, instance)], and the path over them.
 
-        Without symmetry reduction these are the graph's own. With it, the path runs
+        Without symmetry reduction these are the graph's own, unless a fold took a state for an
+        earlier one (:mod:`verify.explicit.folding`): the path is then played again from its first
+        state, each step leading to the real state. With symmetry reduction the path runs
         through canonical states: it is played again from the real initial state, each
         step by the instance for the seats the rotation moved, so every step is a step of
         the model. A lasso (*loop_start*) that returns to a rotation of its loop state goes
         round again until it returns to the state itself (at most N times).
         """
         rot = self.rotation
-        if rot is None:
+        if rot is None and (self.folding is None or not self.folding.edges):
             return self.states, path
+        if rot is None:  # played again from its first state: a fold's step leads to the real state
+            s = self.states[path[0][0]]
+            real = [s]
+            for _, k in path[1:]:
+                s = self.instances[k].apply(s)
+                real.append(s)
+            return real, [(j, k) for j, (_, k) in enumerate(path)]
         by_key = {i.key: i for i in self.instances}
         first = path[0][0]
         s = self.origin.get(first, self.states[first])
@@ -225,6 +246,8 @@ class StateGraph:
             sym = ", one state per rotation of the seats" + (f": {self.symmetry.describe()}" if self.symmetry else "")
         elif self.symmetry is not None:
             sym = f"; {self.symmetry.describe()}"
+        if self.folding is not None and self.folding.folds:
+            sym += f"; {len(self.folding.folds)} fold(s): {', '.join(sorted(self.folding.drifting()))} past every threshold"
         return f"{self.config.name}, {self.n} players, {self.config.describe_bounds()}{sym}"
 
 
@@ -267,6 +290,9 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
         for v in values:
             table[layout.codes[v]].append(inst)
     return layout.base[var], {k: tuple(v) for k, v in table.items()}
+
+
+STOPPED_AT_COUNTEREXAMPLE = "the search stopped at the first counterexample"
 
 
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
@@ -356,7 +382,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
                     _add(g, i, inst, limit)
             i += 1
             if until is not None and until(g):
-                g.halted, g.stopped = True, "the search stopped at the first counterexample"
+                g.halted, g.stopped = True, STOPPED_AT_COUNTEREXAMPLE
             if g.halted:
                 break
         if g.halted:
@@ -384,10 +410,12 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
         if len(g.states) == before:
             break
-    if g.folding is not None and g.folding.folds and (
+    found = until is not None and g.stopped == STOPPED_AT_COUNTEREXAMPLE
+    if g.folding is not None and g.folding.folds and not found and (
             not g.complete or not g.folding.holds(g.states, zip(g.src, g.dst), stop)):
         # a fold is justified by the whole future of the state it was taken for: where a limit
-        # stopped the search that future is not known
+        # stopped the search that future is not known. (A counterexample needs no fold justified:
+        # its trace runs through real states and is replayed, a lasso's up to drift.)
         return explore(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
                        budget=budget, compiled=compiled, until=until)
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
@@ -426,6 +454,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     if g.folding is not None and not below and t not in g.index:
         u = g.folding.find(t, g.states)
         if u is not None:  # t is taken for u: the same steps, its counters further out
+            g.folding.edges.add(len(g.src))
             g.src.append(i)
             g.dst.append(u)
             g.lab.append(inst.index)

@@ -37,7 +37,8 @@ class Folding:
     """The counters of a layout that may drift, and the folds made during one search."""
 
     def __init__(self, layout: Layout, drift: Drift, floors: dict[str, int | None]):
-        self.layout = layout
+        self.layout, self.drift = layout, drift
+        self.edges: set[int] = set()  # the steps recorded as leading to the state they were taken for
         # slot -> (low, high): at or below low (at or above high) no comparison changes any more;
         # a counter with a declared minimum may not drift down (its floor is a rule of its own)
         self.slots: dict[int, tuple[int | None, int | None]] = {}
@@ -89,6 +90,16 @@ class Folding:
                     dirs[k] = -1 if t[k] < s[k] else 1
             if dirs:
                 self.folds.append((u, dirs))
+                return u
+        return None
+
+    def representative(self, t: State, states: list[State]) -> int | None:
+        """The node a real state *t* (one a fold stands for) was taken for: a node matching it,
+        with *t* further out, the way the folds drifted, on every counter where they differ."""
+        side = {k: d for _, dirs in self.folds for k, d in dirs.items()}
+        for u in self.keys.get(self.key(t), ()):
+            s = states[u]
+            if all(s[k] == t[k] or (t[k] - s[k]) * side.get(k, 0) > 0 for k in self.slots):
                 return u
         return None
 
