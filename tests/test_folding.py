@@ -65,15 +65,15 @@ def _folding() -> tuple[Folding, list, int]:
 
 def test_a_state_further_out_folds_into_the_earlier_one() -> None:
     f, states, slot = _folding()
-    f.add(0, states[0])
-    assert f.find(states[1], states) == 0 and f.folds == [(0, {slot: -1})]
-    assert f.find(states[2], states) is None  # not beyond the threshold: a state of its own
+    f.add(0, f.key(states[0]))
+    assert f.find(states[1], f.key(states[1]), states) == 0 and f.folds == [(0, {slot: -1})]
+    assert f.find(states[2], f.key(states[2]), states) is None  # not beyond the threshold: a state of its own
 
 
 def test_a_fold_whose_future_comes_back_over_the_threshold_is_unjustified() -> None:
     f, states, _ = _folding()
-    f.add(0, states[0])
-    f.find(states[1], states)
+    f.add(0, f.key(states[0]))
+    f.find(states[1], f.key(states[1]), states)
     assert f.holds(states, [(0, 3), (3, 0)])  # the future stays beyond: justified
     assert not f.holds(states, [(0, 3), (3, 2)])  # a state above the threshold is reachable
     assert not f.holds(states, [(0, 3)], rest=lambda s: s == states[3])  # a later event would start there

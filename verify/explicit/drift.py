@@ -97,6 +97,12 @@ class Drift:
         def reads(e: Any) -> bool:
             return (isinstance(e, Var) and e.name in ints) or any(reads(c) for c in children(e))
 
+        def indices(v: Var) -> None:
+            """A counter's seat and card indices are read as any expression is."""
+            for idx in (v.index, v.card):
+                if idx is not None:
+                    visit(idx, None)
+
         def visit(e: Any, self_var: str | None) -> None:
             """Walk *e*; *self_var* is the counter being assigned when e is its new value."""
             if isinstance(e, Binary) and e.op == "and" and dead(e):
@@ -111,13 +117,10 @@ class Drift:
                     # x' op x + d: the same counter before and after a step; moving both by the same
                     # amount changes nothing (d may not itself read a counter)
                     for var, rest in (a, b):
-                        for idx in (var.index, var.card):
-                            if idx is not None:
-                                visit(idx, None)
+                        indices(var)
                         for r in rest:
                             visit(r, None)
                     return
-            if isinstance(e, Binary) and e.op in _FLIP:
                 for side, other, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
                     t, c = term(side), const(other)
                     if t is not None and c is not None:
@@ -127,16 +130,12 @@ class Drift:
                                   "==": (c - 1, c + 1), "!=": (c - 1, c + 1)}[op]
                         lows[var.name].append(lo)
                         highs[var.name].append(hi)
-                        for idx in (var.index, var.card):
-                            if idx is not None:
-                                visit(idx, None)
+                        indices(var)
                         return
             if isinstance(e, Var) and e.name in ints:
                 if e.name != self_var:
                     observed.add(e.name)
-                for idx in (e.index, e.card):
-                    if idx is not None:
-                        visit(idx, None)
+                indices(e)
                 return
             if self_var is not None and isinstance(e, Binary) and e.op in ("+", "-"):
                 # x := x + e / x - e keeps x a translation; e itself is observed normally
@@ -167,9 +166,7 @@ class Drift:
             for stmt in rule.then:
                 for a in (stmt.body if isinstance(stmt, ForAll) else (stmt,)):
                     assert isinstance(a, Assign)
-                    for idx in (a.target.index, a.target.card):
-                        if idx is not None:
-                            visit(idx, None)
+                    indices(a.target)
                     visit(a.value, a.target.name)
         safe = {x: (min(lows[x]) if lows[x] else None, max(highs[x]) if highs[x] else None)
                 for x in sorted(ints - observed)}

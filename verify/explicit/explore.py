@@ -363,7 +363,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             g.via.append(-1)
             g.cut.append(0)
             if g.folding is not None:
-                g.folding.add(len(g.states) - 1, s)
+                g.folding.add(len(g.states) - 1, g.folding.key(s))
     g.n_initial = len(g.states)
     if budget is not None and not budget.check():  # spent by an earlier search of the same run
         g.halted, g.stopped = True, budget.spent
@@ -410,7 +410,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
         if len(g.states) == before:
             break
-    found = until is not None and g.stopped == STOPPED_AT_COUNTEREXAMPLE
+    found = g.stopped == STOPPED_AT_COUNTEREXAMPLE
     if g.folding is not None and g.folding.folds and not found and (
             not g.complete or not g.folding.holds(g.states, zip(g.src, g.dst), stop)):
         # a fold is justified by the whole future of the state it was taken for: where a limit
@@ -451,8 +451,10 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
     """Record the step of *inst* from node *i*, discovering its target if it is new."""
     t = inst.apply(g.states[i])
     below = inst.below_floor(t)
+    key = None  # t's key for folding (verify.explicit.folding), when it may be folded or folded into
     if g.folding is not None and not below and t not in g.index:
-        u = g.folding.find(t, g.states)
+        key = g.folding.key(t)
+        u = g.folding.find(t, key, g.states)
         if u is not None:  # t is taken for u: the same steps, its counters further out
             g.folding.edges.add(len(g.src))
             g.src.append(i)
@@ -492,7 +494,7 @@ def _add(g: StateGraph, i: int, inst: Instance, limit: int) -> None:
         g.via.append(inst.index)
         g.cut.append(0)
         if g.folding is not None:
-            g.folding.add(j, t)
+            g.folding.add(j, key)
         if below:  # outside the domain: a violation to report, not a state to go on from
             g.escaped.add(j)
             g.cut[j] |= CUT_FIRM

@@ -67,31 +67,40 @@ class Folding:
         hi = self.slots[k][1]
         return hi is None or v >= hi
 
-    def key(self, s: State) -> tuple[object, ...]:
-        """*s* with each drifting counter beyond its thresholds replaced by the side it is on."""
-        out: list[object] = list(s)
+    def key(self, s: State) -> tuple[object, ...] | None:
+        """*s* with each drifting counter beyond its thresholds replaced by the side it is on; None
+        where no counter is beyond them (such a state matches none but itself)."""
+        out: list[object] | None = None
         for k in self.slots:
             v = s[k]
             low, high = self._low(k, v), self._high(k, v)
-            if low and high:
-                out[k] = _ANY
-            elif low:
-                out[k] = "low"
-            elif high:
-                out[k] = "high"
-        return tuple(out)
+            if low or high:
+                out = out or list(s)
+                out[k] = _ANY if low and high else "low" if low else "high"
+        return None if out is None else tuple(out)
 
-    def add(self, node: int, s: State) -> None:
-        self.keys.setdefault(self.key(s), []).append(node)
+    def add(self, node: int, key: tuple[object, ...] | None) -> None:
+        """Record *node*, whose state has *key*, as one a later state may be taken for."""
+        if key is not None:
+            self.keys.setdefault(key, []).append(node)
 
-    def find(self, t: State, states: list[State]) -> int | None:
-        """An earlier node *t* folds into (t further out on every counter where they differ)."""
-        for u in self.keys.get(self.key(t), ()):
-            s = states[u]
-            dirs: dict[int, int] = {}
-            for k in self.slots:
-                if s[k] != t[k]:
-                    dirs[k] = -1 if t[k] < s[k] else 1
+    def _outward(self, s: State, t: State) -> dict[int, int] | None:
+        """How *t* lies further out than *s* (of the same key): {slot: -1 lower / +1 higher} for
+        each counter where they differ, or None where one of them lies further in."""
+        dirs: dict[int, int] = {}
+        for k in self.slots:
+            if s[k] != t[k]:
+                d = -1 if t[k] < s[k] else 1
+                if not (self._low if d < 0 else self._high)(k, s[k]):
+                    return None
+                dirs[k] = d
+        return dirs
+
+    def find(self, t: State, key: tuple[object, ...] | None, states: list[State]) -> int | None:
+        """An earlier node *t* (whose key is *key*) folds into: t further out on every counter
+        where they differ. The fold is recorded."""
+        for u in self.keys.get(key, ()) if key is not None else ():
+            dirs = self._outward(states[u], t)
             if dirs:
                 self.folds.append((u, dirs))
                 return u
@@ -101,9 +110,10 @@ class Folding:
         """The node a real state *t* (one a fold stands for) was taken for: a node matching it,
         with *t* further out, the way the folds drifted, on every counter where they differ."""
         side = {k: d for _, dirs in self.folds for k, d in dirs.items()}
-        for u in self.keys.get(self.key(t), ()):
-            s = states[u]
-            if all(s[k] == t[k] or (t[k] - s[k]) * side.get(k, 0) > 0 for k in self.slots):
+        key = self.key(t)
+        for u in self.keys.get(key, ()) if key is not None else ():
+            dirs = self._outward(states[u], t)
+            if dirs is not None and all(side.get(k) == d for k, d in dirs.items()):
                 return u
         return None
 
