@@ -208,6 +208,23 @@ def test_dot_marks_outcomes_and_json_carries_traces(tmp_path: Path) -> None:
      ":4:11:", "an Emperor game needs teams of three or more players sitting together"),
     ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO.replace("life = 1", "life = 1\nis_emperor = true", 1),
      ":8:14:", "is_emperor = true belongs to Emperor games (809.2)"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\ncontroller = "Alice"\n'
+     '[[card.ability]]\nstatic = "you_cant_lose"\ncontroller = "Bob"\n',
+     ":16:14:", "'controller' belongs to the card, not to one of its abilities"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\nstatic = "you_cant_lose"\n'
+     '[[card.ability]]\ntrigger = "on_upkeep"\n',
+     ":13:10:", "'static' belongs to one ability: with [[card.ability]] tables"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\ncount = 9\n',
+     ":13:9:", "'count' is how many identical copies: 1 to 8"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\ncount = 2\n'
+     '[[card]]\nname = "X"\ntrigger = "on_leave"\nwatches = "W"\n',
+     ":17:11:", "'W' has 2 copies: name one of them, 'W#1' to 'W#2'"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\ncount = 8\n'
+     '[[card]]\nname = "X"\ncount = 8\n[[card]]\nname = "Y"\n',
+     ":11:1:", "17 abilities in all (each copy's and each ability of a card counted apart); a scenario may have "
+               "at most 16"),
+    ('[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + '[[card]]\nname = "W"\nhost = "W"\n',
+     ":13:8:", "'host' is not a card variable"),
 ])
 def test_bad_scenario_files_point_at_file_line_and_exit_2(tmp_path: Path, text: str, where: str,
                                                           message: str) -> None:
@@ -319,3 +336,39 @@ def test_a_draw_for_some_players_is_an_outcome_that_names_them(tmp_path: Path, m
     sim = simulate(model, load_scenario(path, model))
     assert [o.label for o in sim.outcomes] == ["game goes on (Alice, Bob, Erin drew)"] and sim.as_expected
     assert "801.15" in [step.rule for step in sim.outcomes[0].trace.steps]  # after the opening check (704.3)
+
+
+def test_a_cards_abilities_share_its_host_and_copies_are_their_own(tmp_path: Path, model) -> None:
+    """[[card.ability]] tables are one card (one host, one pile of counters, moved together);
+    'count' copies are cards of their own, each referring to itself by the card's name."""
+    text = '[scenario]\ntitle = "t"\nsource = "s"\n' + TWO + """
+[[card]]
+name = "Warden"
+controller = "Alice"
+counters = 2
+[[card.ability]]
+static = "you_cant_lose"
+[[card.ability]]
+trigger = "on_leave"
+watches = "Warden"
+effect = "gain_life"
+amount = 1
+target = "Alice"
+[[card]]
+name = "Echo"
+count = 2
+controller = "Bob"
+trigger = "on_enter"
+watches = "Echo"
+effect = "lose_life"
+amount = 1
+target = "Alice"
+"""
+    sc = load_scenario(_write(tmp_path, text), model)
+    cfg = sc.config
+    assert cfg.card_names == ("Warden", "Warden/2", "Echo#1", "Echo#2")
+    host = [c["host"].values for c in cfg.cards]
+    assert host == [(0,), (0,), (2,), (3,)]
+    assert [c["watches"].values for c in cfg.cards[1:]] == [(0,), (2,), (3,)]  # each copy watches itself
+    assert cfg.cards[0]["counters"].values == (2,) and "counters" not in cfg.cards[1]
+    assert [c["controller"].values for c in cfg.cards] == [(0,), (0,), (1,), (1,)]

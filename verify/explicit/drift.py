@@ -34,11 +34,12 @@ class Drift:
     safe: Mapping[str, tuple[int | None, int | None]]
 
     @classmethod
-    def of(cls, model: Model, params: Mapping[str, int], fixed: Mapping[str, str] | None = None,
+    def of(cls, model: Model, params: Mapping[str, int], fixed: Mapping[str, frozenset[str]] | None = None,
            extra: Iterable[tuple[Any, Any]] = ()) -> "Drift":
-        """*fixed*: the value of each fixed game variable that has one in the configuration (e.g.
-        ``variant``): a conjunction that compares one with another value can never hold, so what it
-        compares is not observed (704.6a's team life total is no threshold in a standard game).
+        """*fixed*: the values each fixed enumerated variable can take in the configuration (e.g.
+        ``variant``, a card's ``effect``): a conjunction that compares one with a value it never has
+        can never hold, so what it compares is not observed (704.6a's team life total is no
+        threshold in a standard game, nor 'highest life total' where no card says so).
         *extra*: (premise, conclusion) pairs that observe states and steps as guards do: the
         properties checked on an explored graph (one whose premise the fixed values make false is
         never asked)."""
@@ -46,11 +47,15 @@ class Drift:
         known = dict(fixed or {})
 
         def dead(e: Any) -> bool:
-            """Whether *e* is a conjunction one of whose parts the fixed values make false."""
+            """Whether *e* is a conjunction one of whose parts the fixed values make false: a fixed
+            variable compared with a value none of its slots has (or unequal to the one they all have)."""
             if not (isinstance(e, Binary) and e.op == "and"):
-                return (isinstance(e, Binary) and e.op in ("==", "!=") and isinstance(e.left, Var)
-                        and e.left.index is None and e.left.name in known and isinstance(e.right, Var)
-                        and e.right.index is None and (known[e.left.name] == e.right.name) != (e.op == "=="))
+                if not (isinstance(e, Binary) and e.op in ("==", "!=") and isinstance(e.left, Var)
+                        and e.left.name in known and isinstance(e.right, Var) and e.right.index is None
+                        and e.right.card is None):
+                    return False
+                values = known[e.left.name]
+                return e.right.name not in values if e.op == "==" else values == {e.right.name}
             return dead(e.left) or dead(e.right)
         lows: dict[str, list[int]] = {n: [] for n in ints}
         highs: dict[str, list[int]] = {n: [] for n in ints}
@@ -191,15 +196,23 @@ class Drift:
         return True
 
 
-def fixed_values(model: Model, config: Config) -> dict[str, str]:
-    """The value of each fixed enumerated game variable with one value in *config* (its first
-    value when the configuration gives none)."""
-    out = {}
-    for v in model.vocab.game_vars():
-        if not v.fixed or v.type not in model.vocab.enums:
+def fixed_values(model: Model, config: Config) -> dict[str, frozenset[str]]:
+    """For each fixed enumerated variable, the values any of its slots can take in *config*
+    (a game variable's first value, a card's or seat's default, when the configuration gives none)."""
+    out: dict[str, frozenset[str]] = {}
+    enums = model.vocab.enums
+    for v in model.vocab.vars.values():
+        if not v.fixed or v.type not in enums or v.scope == "player_card":
             continue
-        spec = config.init.get(v.name)
-        values = spec.explicit() if spec is not None else (model.vocab.enums[v.type][0],)
-        if len(values) == 1:
-            out[v.name] = str(values[0])
+        default = (enums[v.type][0],)
+        base = config.init.get(v.name)
+        shared = base.explicit() if base is not None else default
+        if v.scope == "game":
+            values = set(shared)
+        elif v.scope == "player":
+            seats = [config.seats.get(p, {}).get(v.name) for p in range(max(config.players, default=0))]
+            values = {x for s in seats for x in (s.explicit() if s is not None else shared)}
+        else:
+            values = {x for card in config.cards for x in (card[v.name].explicit() if v.name in card else shared)}
+        out[v.name] = frozenset(str(x) for x in values)
     return out

@@ -299,7 +299,8 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
             symmetric: bool = False, budget: Budget | None = None,
             compiled: tuple[Compiler, tuple[Instance, ...]] | None = None,
-            until: Callable[["StateGraph"], bool] | None = None, drift: Drift | None = None) -> StateGraph:
+            until: Callable[["StateGraph"], bool] | None = None, drift: Drift | None = None,
+            final: bool = False) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -317,7 +318,10 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     *drift* (and neither symmetry nor bounds that are the whole game) a new state that matches
     an earlier one up to counters drifting past every threshold is taken for it
     (:mod:`verify.explicit.folding`), so a loop whose counters run away closes a cycle; where
-    the search then finds a fold unjustified, it explores again without folding.
+    the search then finds a fold unjustified, it explores again without folding. A state where
+    *stop* holds may not be reached from a fold (the next event would start from a representative)
+    unless the search is *final* (no event follows, so where play rests only its outcome counts)
+    and the fold closes a loop.
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -412,7 +416,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             break
     found = g.stopped == STOPPED_AT_COUNTEREXAMPLE
     if g.folding is not None and g.folding.folds and not found and (
-            not g.complete or not g.folding.holds(g.states, zip(g.src, g.dst), stop)):
+            not g.complete or not g.folding.holds(g.states, zip(g.src, g.dst), stop, final)):
         # a fold is justified by the whole future of the state it was taken for: where a limit
         # stopped the search that future is not known. (A counterexample needs no fold justified:
         # its trace runs through real states and is replayed, a lasso's up to drift.)

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Iterable
 
+import networkx as nx
+
 from verify.explicit.drift import Drift
 from verify.model.state import Layout, State
 
@@ -118,10 +120,13 @@ class Folding:
         return None
 
     def holds(self, states: list[State], edges: Iterable[tuple[int, int]],
-              rest: Callable[[State], bool] | None = None) -> bool:
+              rest: Callable[[State], bool] | None = None, final: bool = False) -> bool:
         """Whether every fold is justified: each counter drifts one way in all folds, and from each
         folded-into node only states beyond the thresholds on its drifting counters are reached
-        (and no state where play rests for a later event, when *rest* says which those are)."""
+        (and no state where play rests for a later event, when *rest* says which those are). When
+        no event follows (*final*) a rest state may be reached from a fold that closes a loop (its
+        folded-into node on a cycle): only its outcome is read. A fold that closes none merely
+        stands for a state further out, whose values a rest state would then not show."""
         if not self.folds:
             return True
         side: dict[int, int] = {}
@@ -130,6 +135,7 @@ class Folding:
                 if side.setdefault(k, d) != d:
                     return False
         back: dict[int, list[int]] = {}
+        edges = list(edges)
         for a, b in edges:
             back.setdefault(b, []).append(a)
 
@@ -148,7 +154,15 @@ class Folding:
             checks.append((frozenset(u for u, dirs in self.folds if k in dirs),
                            [n for n, s in enumerate(states) if not test(k, s[k])]))
         if rest is not None:
-            checks.append((frozenset(u for u, _ in self.folds), [n for n, s in enumerate(states) if rest(s)]))
+            folded = frozenset(u for u, _ in self.folds)
+            if final:
+                on_cycles: set[int] = set()
+                graph = nx.DiGraph(edges)
+                for comp in nx.strongly_connected_components(graph):
+                    if len(comp) > 1 or any(graph.has_edge(v, v) for v in comp):
+                        on_cycles |= comp
+                folded = folded - on_cycles
+            checks.append((folded, [n for n, s in enumerate(states) if rest(s)]))
         for folded, bad in checks:
             if bad and folded & reaching(bad):
                 return False

@@ -686,7 +686,7 @@ class _Loader:
         names: list[str] = []
         if not isinstance(tables, list):
             return ()
-        if len(tables) > MAX_CARDS:
+        if at and len(tables) > MAX_CARDS:  # a scenario's cards are counted as they are expanded
             self.err(f.loc(*at, "card"), "bounds", f"{len(tables)} cards; a configuration may have at most {MAX_CARDS}")
         for c, table in enumerate(tables):
             name = table.get("name") if isinstance(table, dict) else None

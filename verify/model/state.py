@@ -183,7 +183,9 @@ def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> li
     for v in vocab.card_vars():
         for c in range(layout.k):
             card = config.cards[c] if c < len(config.cards) else {}
-            out.append(card.get(v.name, config.init.get(v.name, _default(vocab, v.name))))
+            # a card-valued card variable (host, watches, object) names the card itself by default
+            default = InitSpec(values=(c,)) if v.type == "card" else _default(vocab, v.name)
+            out.append(card.get(v.name, config.init.get(v.name, default)))
     for v in vocab.player_card_vars():  # a seat's value for the card ("name[card]"), for every card, or the game's
         for c in range(layout.k):
             for p in range(layout.n):

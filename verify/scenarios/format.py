@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
-from verify.model.loader import MAX_CARDS, MAX_PLAYERS, _File, _Loader
+from verify.model.loader import MAX_PLAYERS, _File, _Loader
 from verify.model.types import (Config, InitSpec, Model, adjacent_teams, emperor_marks, emperor_seating,
                                 emperor_seats)
 
@@ -45,7 +45,7 @@ BETWEEN_PARTS = "phase == check or phase == over"
 # simultaneously): their updates compose, and the game goes on in the most urgent phase any part
 # asks for: results settle first (104.1), then single draws (121.2), then state-based actions.
 AT_ONCE_URGENCY = ("settle", "draw", "check")
-CHOICES = ("603.5",)  # optional rules explored between events: taking a "may" (603.5)
+CHOICES = ("603.5", "118.12")  # optional rules explored between events: taking a "may" (603.5), doing what an "unless" asks (118.12)
 MARGIN = 40  # how far a counter may move from its starting values before the search gives up
 MAX_STATES = 200_000  # states all the searches of one scenario may find, unless it says otherwise
 MAX_SCENARIO_STATES = 1_000_000  # the most a scenario may ask for (memory and time have their own limits)
@@ -53,6 +53,10 @@ MAX_SPAN = 4096  # values one counter may take between events (a bound [low, hig
 MAX_COUNTER = 100_000  # the largest magnitude a bound may name
 MAX_EVENTS = 200
 MAX_AMOUNT = 1000
+MAX_SCENARIO_CARDS = 16  # abilities (a card's abilities and copies counted apart) in one scenario
+MAX_COPIES = 8  # copies one [[card]] may ask for with 'count'
+# The keys of a [[card]] that belong to the card, not to one of its abilities ([[card.ability]]).
+CARD_LEVEL = ("controller", "owner", "in_play", "counters", "commander")
 MAX_ROUNDS = 8  # passes one event may take: the steps of a turn, and the turns of departed players
 
 
@@ -82,6 +86,9 @@ EVENT_KINDS: Mapping[str, EventKind] = {
                         "{n} damage to {who}, which loses that much life (120.3a)"),
     "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
     "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
+    "mill": EventKind("121.5/mill", None, "draw_n", "count", "{who} mill{s} {n} cards"),
+    "put_into_library": EventKind("121.5/put", None, "draw_n", "count", "{who} put{s} {n} cards into their library"),
+    "exile_library": EventKind("121.5/exile", None, None, "player", "an effect exiles {who}'s library"),
     "commander_damage": EventKind("903.10a/damage", None, "commander_step", "count",
                                   "{card} deals {n} combat damage to {who}", source="commander"),
     "draw_offer": EventKind("121.3", None, None, "player",
@@ -376,35 +383,96 @@ class _ScenarioLoader(_Loader):
         return out if len(out) == len(tables) else None
 
     def cards(self, tables: Any, players: tuple[str, ...]) -> list[tuple[str, dict[str, InitSpec]]]:
+        """The model's cards, one per ability: a [[card]] with [[card.ability]] tables is one card
+        whose abilities share a host (they enter and leave play together), and one with
+        ``count = N`` is N identical copies named Name#1..Name#N, each triggering on its own. A
+        copy's references to its own name are to itself."""
         f = self.f
         if not isinstance(tables, list):
             return []
         names = self.card_names(f, (), tables)
-        if len(tables) > MAX_CARDS:
-            return []
-        known = [v.name for v in self.vocab.card_vars()]
-        out = []
+        known = [v.name for v in self.vocab.card_vars() if v.name != "host"]
+        # the expansion: (name, at, card-level table, ability table, host name, own name, copy name)
+        plan: list[tuple[str, tuple[object, ...], dict[str, Any], dict[str, Any], str, str]] = []
+        copies: dict[str, int] = {}
         for c, table in enumerate(tables):
+            if not isinstance(table, dict):
+                continue
             at: tuple[object, ...] = ("card", c)
+            count = table.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COPIES:
+                self.err(f.loc(*at, "count"), "type", f"'count' is how many identical copies: 1 to {MAX_COPIES}")
+                count = 1
+            copies[names[c]] = count
+            abilities = table.get("ability")
+            if abilities is None:
+                abilities = [{}]
+            elif not (isinstance(abilities, list) and abilities and all(isinstance(a, dict) for a in abilities)):
+                self.err(f.loc(*at, "ability"), "type", "write each ability as a [[card.ability]] table")
+                abilities = [{}]
+            else:
+                for key in table:
+                    if key not in CARD_LEVEL and key not in ("name", "count", "ability"):
+                        self.err(f.loc(*at, key), "key", f"'{key}' belongs to one ability: with [[card.ability]] "
+                                 f"tables, the [[card]] itself holds only {', '.join(CARD_LEVEL)}")
+            shared = {k: v for k, v in table.items() if k not in ("name", "count", "ability")}
+            for i in range(count):
+                copy = names[c] if count == 1 else f"{names[c]}#{i + 1}"
+                for j, ability in enumerate(abilities):
+                    ab_at = at if table.get("ability") is None else at + ("ability", j)
+                    for key in ability:
+                        if key in CARD_LEVEL or key in ("name", "count", "ability"):
+                            self.err(f.loc(*ab_at, key), "key", f"'{key}' belongs to the card, not to one of its "
+                                     "abilities: write it in the [[card]] table")
+                    name = copy if j == 0 else f"{copy}/{j + 1}"
+                    # counters and the commander's damage are kept on the card's first ability, its host
+                    plan.append((name, ab_at, shared if j == 0 else {k: shared[k] for k in ("controller", "owner",
+                                                                                            "in_play") if k in shared},
+                                 ability, copy, names[c]))
+        if len(plan) > MAX_SCENARIO_CARDS:
+            self.err(f.loc("card", 0), "bounds", f"{len(plan)} abilities in all (each copy's and each ability of a "
+                     f"card counted apart); a scenario may have at most {MAX_SCENARIO_CARDS}")
+            return []
+        expanded = tuple(p[0] for p in plan)
+
+        def ref(value: Any, own: str, copy: str, at: tuple[object, ...]) -> Any:
+            """A card reference of one copy: its own name is the copy itself."""
+            if not isinstance(value, str):
+                return value
+            if value == own:
+                return copy
+            if copies.get(value, 1) > 1:
+                self.err(f.loc(*at), "name", f"'{value}' has {copies[value]} copies: name one of them, "
+                         f"'{value}#1' to '{value}#{copies[value]}'")
+                return None
+            return value
+
+        out = []
+        for name, at, shared, ability, copy, own in plan:
             values: dict[str, InitSpec] = {k: InitSpec(values=(v,)) for k, v in CARD_DEFAULTS.items()
                                            if k in self.vocab.vars}
-            for key, value in (table.items() if isinstance(table, dict) else ()):
-                if key == "name":
-                    continue
+            for key, value in [*shared.items(), *ability.items()]:
+                where = at + (key,) if key in ability else at[:2] + (key,)
                 if key not in known:
-                    self.err(f.loc(*at, key), "name", f"'{key}' is not a card variable{suggest(key, known)}")
+                    self.err(f.loc(*where), "name", f"'{key}' is not a card variable{suggest(key, known)}")
                     continue
-                if self.vocab.vars[key].type == "player":
-                    ref = self.player_ref(value, players, at + (key,))
-                    if ref is None:
+                vtype = self.vocab.vars[key].type
+                if vtype == "player":
+                    value = self.player_ref(value, players, where)
+                    if value is None:
                         continue
-                    value = ref
-                spec = self.value(at + (key,), key, value, names)
+                elif vtype == "card":
+                    value = ref(value, own, copy, where)
+                    if value is None:
+                        continue
+                spec = self.value(where, key, value, expanded)
                 if spec is not None:
                     values[key] = spec
+            if "host" in self.vocab.vars:
+                values["host"] = InitSpec(values=(expanded.index(copy),))
             if "owner" in self.vocab.vars and "owner" not in values and "controller" in values:
                 values["owner"] = values["controller"]  # a card is its controller's unless it was stolen
-            out.append((names[c], values))
+            out.append((name, values))
         return out
 
     def value(self, at: tuple[object, ...], name: str, value: Any, card_names: tuple[str, ...]) -> InitSpec | None:
@@ -593,6 +661,10 @@ class _ScenarioLoader(_Loader):
                                                    f"{suggest(str(value), card_names)}")
                 return None
             c = card_names.index(value)
+            if kind == "activate":  # the card's activated ability, if it has several
+                host = cards[c][1].get("host")
+                c = next((d for d, (_, spec_d) in enumerate(cards) if spec_d.get("host") == host
+                          and spec_d.get("activated") == InitSpec(values=(True,))), c)
             ctl = cards[c][1].get("controller")
             p = int(ctl.values[0]) if ctl is not None and ctl.values else 0  # type: ignore[call-overload]
             return ([self.part(spec.one, p if spec.by_controller else ACTIVE, c, None, 0, at)],

@@ -193,8 +193,10 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     drifting: set[str] = set()  # counters a loop ran away with (folded searches)
     ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
 
-    def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest) -> dict[State, tuple[Step, ...]]:
-        """Play on from *starts* by the model's own steps to where *stop* (or the game's end) holds."""
+    def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest,
+               final: bool = False) -> dict[State, tuple[Step, ...]]:
+        """Play on from *starts* by the model's own steps to where *stop* (or the game's end) holds;
+        *final*: no event follows (where play rests, only the outcome is read)."""
         nonlocal explored
         origin: dict[State, tuple[Step, ...]] = {}
         for t, path in starts:
@@ -202,7 +204,7 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
                     stop=lambda s: bool(stop(s, None)), budget=budget,
-                    compiled=(run.compiler, run.settle_insts), drift=run.drift)
+                    compiled=(run.compiler, run.settle_insts), drift=run.drift, final=final)
         explored += len(g.states)
         if g.folding is not None:
             drifting.update(g.folding.drifting())
@@ -312,7 +314,8 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                 skipped += missed if round_ == 0 else 0
                 for s, path in kept.items():
                     _merge(done, s, path)
-                for s, path in (settle(starts) if starts else {}).items():
+                final = event is scenario.events[-1] and event.repeat == 1
+                for s, path in (settle(starts, final=final) if starts else {}).items():
                     now = met + 1 if event.until and run.until(event, met, s) else met
                     if run.over(s, None) or round_ == event.repeat - 1 or (event.until and now == len(event.until)):
                         _merge(done, s, path)
