@@ -101,6 +101,8 @@ EVENT_KINDS: Mapping[str, EventKind] = {
                               "an effect {who} control{s} says the game is a draw", limited="801.15"),
     "activate": EventKind("602.2", None, None, "card", "{who} activates {card}"),
     "exile": EventKind("701.13/effect", None, None, "card", "an effect exiles {card}", by_controller=False),
+    "lethal_damage": EventKind("120.3e", None, None, "card", "an effect deals lethal damage to {card}",
+                               by_controller=False),
     "pass": EventKind(None, "117.4", None, "times",
                       "all players pass with an empty stack: the step ends and the next begins ({n} time{s})"),
     "next_turn": EventKind(None, "117.4", None, "flag",
