@@ -45,7 +45,8 @@ BETWEEN_PARTS = "phase == check or phase == over"
 # simultaneously): their updates compose, and the game goes on in the most urgent phase any part
 # asks for: results settle first (104.1), then single draws (121.2), then state-based actions.
 AT_ONCE_URGENCY = ("settle", "draw", "check")
-CHOICES = ("603.5", "118.12")  # optional rules explored between events: taking a "may" (603.5), doing what an "unless" asks (118.12)
+# Optional rules explored between events: taking a "may" (603.5), doing what an "unless" asks (118.12).
+CHOICES = ("603.5", "118.12")
 MARGIN = 40  # how far a counter may move from its starting values before the search gives up
 MAX_STATES = 200_000  # states all the searches of one scenario may find, unless it says otherwise
 MAX_SCENARIO_STATES = 1_000_000  # the most a scenario may ask for (memory and time have their own limits)
@@ -394,7 +395,8 @@ class _ScenarioLoader(_Loader):
             return []
         names = self.card_names(f, (), tables)
         known = [v.name for v in self.vocab.card_vars() if v.name != "host"]
-        # the expansion: (name, at, card-level table, ability table, host name, own name, copy name)
+        # the expansion, one entry per ability: (its name, where it is written, the card's keys it
+        # shares, its own keys, the name of the copy it belongs to, the [[card]]'s own name)
         plan: list[tuple[str, tuple[object, ...], dict[str, Any], dict[str, Any], str, str]] = []
         copies: dict[str, int] = {}
         for c, table in enumerate(tables):
