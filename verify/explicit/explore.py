@@ -21,7 +21,7 @@ from verify.explicit.budget import Budget
 from verify.explicit.drift import Drift
 from verify.explicit.evaluate import Compiler, Instance, instances
 from verify.explicit.folding import Folding
-from verify.explicit.loops import PlayGraph
+from verify.explicit.loops import PlayGraph, cycle_components
 from verify.explicit.relevance import stable_slots
 from verify.explicit.rotation import Rotation, SymmetryProof
 from verify.language.expr import Binary, Expr, Member, Var
@@ -536,7 +536,7 @@ def cyclic_components(graph: StateGraph) -> Iterator[set[int]]:
     >>> all(len(c) > 1 for c in cyclic_components(g))
     True
     """
-    g = to_networkx(graph)
-    for comp in nx.strongly_connected_components(g):
-        if len(comp) > 1 or any(g.has_edge(v, v) for v in comp):
-            yield comp
+    comps: dict[int, set[int]] = {}
+    for node, number in cycle_components(list(zip(graph.src, graph.dst))).items():
+        comps.setdefault(number, set()).add(node)
+    yield from comps.values()

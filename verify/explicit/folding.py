@@ -29,9 +29,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Iterable
 
-import networkx as nx
-
 from verify.explicit.drift import Drift
+from verify.explicit.loops import cycle_components
 from verify.model.state import Layout, State
 
 __all__ = ["Folding"]
@@ -156,12 +155,7 @@ class Folding:
         if rest is not None:
             folded = frozenset(u for u, _ in self.folds)
             if final:
-                on_cycles: set[int] = set()
-                graph = nx.DiGraph(edges)
-                for comp in nx.strongly_connected_components(graph):
-                    if len(comp) > 1 or any(graph.has_edge(v, v) for v in comp):
-                        on_cycles |= comp
-                folded = folded - on_cycles
+                folded = folded - cycle_components(edges).keys()
             checks.append((folded, [n for n, s in enumerate(states) if rest(s)]))
         for folded, bad in checks:
             if bad and folded & reaching(bad):

@@ -20,7 +20,7 @@ from verify.explicit.evaluate import Instance
 from verify.model.state import State
 from verify.model.types import LOOP_KINDS, PLAY_KINDS
 
-__all__ = ["PlayGraph", "Explored", "NoLoops"]
+__all__ = ["PlayGraph", "Explored", "NoLoops", "cycle_components"]
 
 
 class Explored(Protocol):
@@ -68,7 +68,7 @@ class PlayGraph:
         if mandatory not in self._comps:
             kinds = LOOP_KINDS if mandatory else PLAY_KINDS
             insts = self.graph.instances
-            self._comps[mandatory] = _cyclic([(a, b) for a, b, k in self.graph.edges()
+            self._comps[mandatory] = cycle_components([(a, b) for a, b, k in self.graph.edges()
                                               if not insts[k].rule.graph and insts[k].rule.kind in kinds])
         return self._comps[mandatory]
 
@@ -157,7 +157,7 @@ class PlayGraph:
         return []
 
 
-def _cyclic(edges: list[tuple[int, int]]) -> dict[int, int]:
+def cycle_components(edges: list[tuple[int, int]]) -> dict[int, int]:
     """node -> component number, for the nodes of components with a cycle."""
     g = nx.DiGraph()
     g.add_edges_from(edges)
