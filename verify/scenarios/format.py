@@ -83,8 +83,8 @@ class EventKind:
 EVENT_KINDS: Mapping[str, EventKind] = {
     "draw": EventKind("121.1/effect", "121.2c/effect", "draw_n", "count", "{who} draw{s} {n}"),
     "lose_life": EventKind("119.3/lose", "119.3/each", "life_step", "count", "{who} lose{s} {n} life"),
-    "damage": EventKind("119.3/lose", "119.3/each", "life_step", "count",
-                        "{n} damage to {who}, which loses that much life (120.3a)"),
+    "damage": EventKind("120.3/damage", None, "life_step", "count",
+                        "a source without infect deals {n} damage to {who} (120.3a, 120.3b)"),
     "gain_life": EventKind("119.3/gain", None, "life_step", "count", "{who} gain{s} {n} life"),
     "poison": EventKind("122.1/poison", None, "poison_step", "count", "{who} get{s} {n} poison counters"),
     "mill": EventKind("121.5/mill", None, "draw_n", "count", "{who} mill{s} {n} cards"),
