@@ -29,6 +29,8 @@ class _C:
 
     fn: Fn
     const: Any = _DYN
+    slot: int | None = None  # the expression reads this one slot as it is (of s, or of t if primed)
+    primed: bool = False
 
     @property
     def is_const(self) -> bool:
@@ -189,8 +191,8 @@ class Compiler(Walker):
         if k in self.constants:  # fixed: never assigned, so the same after a step
             return _const(self.constants[k])
         if node.primed:
-            return _C(lambda s, t: t[k])
-        return _C(lambda s, t: s[k])
+            return _C(lambda s, t: t[k], slot=k, primed=True)
+        return _C(lambda s, t: s[k], slot=k)
 
     def walk_Call(self, node: Call, env: dict[str, int]) -> _C:
         if node.func == "next":
@@ -255,7 +257,11 @@ class Compiler(Walker):
         fa, fb = a.fn, b.fn
         if b.is_const:
             c = b.const
+            if a.slot is not None:  # a slot against a constant, the commonest test: one closure
+                return _C((_PRIMED_SLOT_RC if a.primed else _SLOT_RC)[op](a.slot, c))
             return _C(_BINARY_RC[op](fa, c))
+        if a.slot is not None and b.slot is not None and not a.primed and not b.primed:
+            return _C(_SLOTS[op](a.slot, b.slot))
         return _C(lambda s, t: fn(fa(s, t), fb(s, t)))
 
     def walk_Member(self, node: Member, env: dict[str, int]) -> _C:
@@ -265,6 +271,9 @@ class Compiler(Walker):
             values = frozenset(o.const for o in opts)
             if a.is_const:
                 return _const(a.const in values)
+            if a.slot is not None and not a.primed:
+                k = a.slot
+                return _C(lambda s, t: s[k] in values)
             f = a.fn
             return _C(lambda s, t: f(s, t) in values)
         return _any([self.walk(Binary("==", node.elem, o), env) for o in node.options])
@@ -309,6 +318,9 @@ def _indicator(a: _C) -> _C:
 def _not(a: _C) -> _C:
     if a.is_const:
         return _const(not a.const)
+    if a.slot is not None and not a.primed:
+        k = a.slot
+        return _C(lambda s, t: not s[k])
     f = a.fn
     return _C(lambda s, t: not f(s, t))
 
@@ -372,6 +384,46 @@ _BINARY_RC: dict[str, Callable[[Fn, Any], Fn]] = {
     "<=": lambda f, c: (lambda s, t: f(s, t) <= c),
     ">": lambda f, c: (lambda s, t: f(s, t) > c),
     ">=": lambda f, c: (lambda s, t: f(s, t) >= c),
+}
+
+
+# The same for a slot read against a constant (of the state, or of the state after a step), and
+# for two slots of the state: no call to read the slot.
+_SLOT_RC: dict[str, Callable[[int, Any], Fn]] = {
+    "+": lambda k, c: (lambda s, t: s[k] + c),
+    "-": lambda k, c: (lambda s, t: s[k] - c),
+    "*": lambda k, c: (lambda s, t: s[k] * c),
+    "%": lambda k, c: (lambda s, t: s[k] % c),
+    "==": lambda k, c: (lambda s, t: s[k] == c),
+    "!=": lambda k, c: (lambda s, t: s[k] != c),
+    "<": lambda k, c: (lambda s, t: s[k] < c),
+    "<=": lambda k, c: (lambda s, t: s[k] <= c),
+    ">": lambda k, c: (lambda s, t: s[k] > c),
+    ">=": lambda k, c: (lambda s, t: s[k] >= c),
+}
+_PRIMED_SLOT_RC: dict[str, Callable[[int, Any], Fn]] = {
+    "+": lambda k, c: (lambda s, t: t[k] + c),
+    "-": lambda k, c: (lambda s, t: t[k] - c),
+    "*": lambda k, c: (lambda s, t: t[k] * c),
+    "%": lambda k, c: (lambda s, t: t[k] % c),
+    "==": lambda k, c: (lambda s, t: t[k] == c),
+    "!=": lambda k, c: (lambda s, t: t[k] != c),
+    "<": lambda k, c: (lambda s, t: t[k] < c),
+    "<=": lambda k, c: (lambda s, t: t[k] <= c),
+    ">": lambda k, c: (lambda s, t: t[k] > c),
+    ">=": lambda k, c: (lambda s, t: t[k] >= c),
+}
+_SLOTS: dict[str, Callable[[int, int], Fn]] = {
+    "+": lambda j, k: (lambda s, t: s[j] + s[k]),
+    "-": lambda j, k: (lambda s, t: s[j] - s[k]),
+    "*": lambda j, k: (lambda s, t: s[j] * s[k]),
+    "%": lambda j, k: (lambda s, t: s[j] % s[k]),
+    "==": lambda j, k: (lambda s, t: s[j] == s[k]),
+    "!=": lambda j, k: (lambda s, t: s[j] != s[k]),
+    "<": lambda j, k: (lambda s, t: s[j] < s[k]),
+    "<=": lambda j, k: (lambda s, t: s[j] <= s[k]),
+    ">": lambda j, k: (lambda s, t: s[j] > s[k]),
+    ">=": lambda j, k: (lambda s, t: s[j] >= s[k]),
 }
 
 
