@@ -209,6 +209,13 @@ class SymbolicChecker:
         if property_graph_names(prop):
             return self._check_graph(prop, proof, witness, search, vacuity)
         if proof is None and search:
+            # Where induction fails, a short counterexample is the likelier reason (a broken rule):
+            # bounded model checking finds the shortest one, and finds it much sooner than Spacer
+            # would say that one exists. None within the depth: Spacer looks past it, or proves.
+            trace, _ = self._search(prop, violation=True)
+            if trace is not None:
+                return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
+                        f"({scope})", trace, None)
             proof, bad = spacer(ses, prop)
             if bad:  # Spacer knows a violation is reachable: find the shortest one
                 trace, reason = self._search(prop, violation=True)
