@@ -164,9 +164,18 @@ def _describe(err: lark.exceptions.UnexpectedInput) -> str:
     return "syntax error"
 
 
+@lru_cache(maxsize=8192)
+def _tree(text: str, start: str) -> lark.Tree[Any]:
+    """lark's tree of *text*, its positions relative to the text: the same for the same text
+    wherever it stands (a copy of a model parses again only what it changed; a syntax error
+    is raised again each time, not kept). The transformer below builds new nodes from it and
+    leaves it as it is."""
+    return _parser(start).parse(text)
+
+
 def _parse(text: str, origin: SourceLoc, start: str) -> Any:
     try:
-        tree = _parser(start).parse(text)
+        tree = _tree(text, start)
     except lark.exceptions.UnexpectedInput as err:
         line = getattr(err, "line", 1) or 1
         col = getattr(err, "column", 1) or 1
