@@ -79,10 +79,12 @@ def test_a_deleted_clause_is_caught_by_the_library_and_by_a_property(bundled: Mo
     assert by_property.status == "killed", by_property
     assert by_property.by.startswith("property ") and by_property.by.endswith(" on effects")
     assert by_property.detail.startswith("violated: explicit: counterexample")
-    # a guard that only excludes states no game reaches changes nothing: it survives
+    # a guard that only excludes states no game reaches changes nothing: it survives (a fifth of
+    # the library is enough to show the report; `verify mutate` on 104.4a plays all of it)
     [dead] = [m for m in mutants(bundled, frozenset({"104.4a"})) if m.key == "104.4a when drop-conjunct #2"]
-    survivor = judge(bundled, dead, base, scenarios)
-    assert survivor.status == "survived" and "scenarios as expected" in survivor.detail
+    sample = scenarios[::5]
+    survivor = judge(bundled, dead, base, sample)
+    assert survivor.status == "survived" and f"{len(sample)} scenarios as expected" in survivor.detail
 
 
 def test_a_scenario_where_the_mutated_rule_is_dead_plays_as_before(bundled: Model) -> None:
