@@ -212,13 +212,14 @@ class SymbolicChecker:
             # Where induction fails, a short counterexample is the likelier reason (a broken rule):
             # bounded model checking finds the shortest one, and finds it much sooner than Spacer
             # would say that one exists. None within the depth: Spacer looks past it, or proves.
-            trace, _ = self._search(prop, violation=True)
+            trace, first = self._search(prop, violation=True)
             if trace is not None:
                 return (Verdict.VIOLATED, f"bounded model checking: counterexample at depth {len(trace.steps)} "
                         f"({scope})", trace, None)
             proof, bad = spacer(ses, prop)
-            if bad:  # Spacer knows a violation is reachable: find the shortest one
-                trace, reason = self._search(prop, violation=True)
+            if bad:  # Spacer knows a violation is reachable; the search above found none within the depth
+                # (searched again only where Z3 gave up on it)
+                trace, reason = self._search(prop, violation=True) if first is not None else (None, None)
                 if trace is not None:
                     return (Verdict.VIOLATED, f"Spacer, then bounded model checking: counterexample at depth "
                             f"{len(trace.steps)} ({scope})", trace, None)
