@@ -257,8 +257,8 @@ class Compiler(Walker):
         fa, fb = a.fn, b.fn
         if b.is_const:
             c = b.const
-            if a.slot is not None:  # a slot against a constant, the commonest test: one closure
-                return _C((_PRIMED_SLOT_RC if a.primed else _SLOT_RC)[op](a.slot, c))
+            if a.slot is not None and not a.primed:  # a slot against a constant, the commonest test
+                return _C(_SLOT_RC[op](a.slot, c))
             return _C(_BINARY_RC[op](fa, c))
         if a.slot is not None and b.slot is not None and not a.primed and not b.primed:
             return _C(_SLOTS[op](a.slot, b.slot))
@@ -387,8 +387,9 @@ _BINARY_RC: dict[str, Callable[[Fn, Any], Fn]] = {
 }
 
 
-# The same for a slot read against a constant (of the state, or of the state after a step), and
-# for two slots of the state: no call to read the slot.
+# The same for a slot of the state read against a constant, and for two slots of the state: one
+# closure with the operator inline, no call to read the slot (a table of closures, not one closure
+# calling the operator's function: measured 8% faster on a whole game's exploration and check).
 _SLOT_RC: dict[str, Callable[[int, Any], Fn]] = {
     "+": lambda k, c: (lambda s, t: s[k] + c),
     "-": lambda k, c: (lambda s, t: s[k] - c),
@@ -400,18 +401,6 @@ _SLOT_RC: dict[str, Callable[[int, Any], Fn]] = {
     "<=": lambda k, c: (lambda s, t: s[k] <= c),
     ">": lambda k, c: (lambda s, t: s[k] > c),
     ">=": lambda k, c: (lambda s, t: s[k] >= c),
-}
-_PRIMED_SLOT_RC: dict[str, Callable[[int, Any], Fn]] = {
-    "+": lambda k, c: (lambda s, t: t[k] + c),
-    "-": lambda k, c: (lambda s, t: t[k] - c),
-    "*": lambda k, c: (lambda s, t: t[k] * c),
-    "%": lambda k, c: (lambda s, t: t[k] % c),
-    "==": lambda k, c: (lambda s, t: t[k] == c),
-    "!=": lambda k, c: (lambda s, t: t[k] != c),
-    "<": lambda k, c: (lambda s, t: t[k] < c),
-    "<=": lambda k, c: (lambda s, t: t[k] <= c),
-    ">": lambda k, c: (lambda s, t: t[k] > c),
-    ">=": lambda k, c: (lambda s, t: t[k] >= c),
 }
 _SLOTS: dict[str, Callable[[int, int], Fn]] = {
     "+": lambda j, k: (lambda s, t: s[j] + s[k]),

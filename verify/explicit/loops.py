@@ -69,7 +69,7 @@ class PlayGraph:
             kinds = LOOP_KINDS if mandatory else PLAY_KINDS
             insts = self.graph.instances
             self._comps[mandatory] = cycle_components([(a, b) for a, b, k in self.graph.edges()
-                                              if not insts[k].rule.graph and insts[k].rule.kind in kinds])
+                                                       if not insts[k].rule.graph and insts[k].rule.kind in kinds])
         return self._comps[mandatory]
 
     def _refresh(self) -> None:
