@@ -6,7 +6,7 @@ from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verify.explicit.evaluate import Compiler
+from verify.explicit.evaluate import Compiler, memo
 from verify.language.parser import parse_expr
 from verify.language.printer import show
 from verify.model.loader import load_model
@@ -100,3 +100,24 @@ def test_random_expressions_agree(src: str, state: tuple[object, ...]) -> None:
     assert parse_expr(show(expr)) == expr
     explicit = Compiler(MODEL, LAYOUT, PARAMS).expr(expr)(state, None)
     assert explicit == _z3_value(src, state), src
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(src=st.one_of(bools((), 3), ints((), 3)), first=states(), second=states(), mask=st.lists(st.booleans(),
+       min_size=len(LAYOUT.types), max_size=len(LAYOUT.types)))
+def test_a_value_depends_on_the_slots_it_reads_only(src: str, first: tuple[object, ...], second: tuple[object, ...],
+                                                     mask: list[bool]) -> None:
+    """An expression's value is kept by the values of the slots it says it reads (its compiled
+    form remembers values by them): a state that differs from another only elsewhere gives the
+    same value, and a value remembered from one state is the one worked out afresh for another."""
+    expr = parse_expr(src)
+    compiled = Compiler(MODEL, LAYOUT, PARAMS).walk(expr, {})
+    reads = compiled.reads
+    if reads is not None:
+        assert all(k >= 0 for k in reads)  # a state expression reads no state after a step
+        # the second state's values where the expression does not read, the first's where it does
+        mixed = tuple(a if k in reads or not m else b for k, (a, b, m) in enumerate(zip(first, second, mask)))
+        assert compiled.fn(mixed, None) == compiled.fn(first, None), src
+    remembered = memo(compiled)
+    for state in (first, second, first):
+        assert remembered.fn(state, None) == Compiler(MODEL, LAYOUT, PARAMS).expr(expr)(state, None), src

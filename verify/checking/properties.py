@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.checking.verdict import EngineResult, Verdict
-from verify.explicit.evaluate import Compiler, Fn, Instance
+from verify.explicit.evaluate import Compiler, Fn, Instance, memo
 from verify.explicit.explore import StateGraph, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, names
 from verify.model.state import State
@@ -53,7 +53,8 @@ def compile_property(compiler: Compiler, prop: Property, n: int) -> list[tuple[i
         when = compiler.walk(prop.when, dict(env))
         if when.is_const and not when.const:
             continue
-        out.append((p, when.fn, compiler.expr(prop.then, env)))
+        # asked of every state or step explored: remembered by the values of the slots they read
+        out.append((p, memo(when).fn, memo(compiler.walk(prop.then, dict(env))).fn))
     return out
 
 
