@@ -85,32 +85,27 @@ def memo(c: _C) -> _C:
     plain = sorted(k for k in reads if k >= 0)
     primed = sorted(~k for k in reads if k < 0)
     table: dict[Any, Any] = {}
+
+    def store(key: Any, s: State, t: Any) -> Any:
+        value = table[key] = f(s, t)
+        if len(table) > MEMO_ENTRIES:
+            del table[key]
+        return value
+
     if not primed:
         get = itemgetter(*plain)
 
         def remembered(s: State, t: Any) -> Any:
-            key = get(s)
-            try:
-                return table[key]
-            except KeyError:
-                value = table[key] = f(s, t)
-                if len(table) > MEMO_ENTRIES:
-                    del table[key]
-                return value
+            value = table.get(key := get(s), _DYN)
+            return store(key, s, t) if value is _DYN else value
         return _C(remembered, reads=reads)
     get_s = itemgetter(*plain) if plain else (lambda s: ())
     get_t = itemgetter(*primed)
 
-    def memo_step(s: State, t: Any) -> Any:
-        key = (get_s(s), get_t(t))
-        try:
-            return table[key]
-        except KeyError:
-            value = table[key] = f(s, t)
-            if len(table) > MEMO_ENTRIES:
-                del table[key]
-            return value
-    return _C(memo_step, reads=reads)
+    def remembered_step(s: State, t: Any) -> Any:
+        value = table.get(key := (get_s(s), get_t(t)), _DYN)
+        return store(key, s, t) if value is _DYN else value
+    return _C(remembered_step, reads=reads)
 
 
 class GraphOracle(Protocol):
