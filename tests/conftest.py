@@ -25,6 +25,14 @@ def bundled_results(model: Model) -> dict[str, CheckResult]:
     return {r.property_id: r for r in check(model, model.properties, Options())}
 
 
+@pytest.fixture(autouse=True)
+def no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verify` commands run by a test keep no results between runs (ENDGAME_CACHE=0): a test that
+    runs a command twice compares two checks, and nothing is written into the checkout. The
+    cache's own tests ask for it (--cache)."""
+    monkeypatch.setenv("ENDGAME_CACHE", "0")
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (--dist loadgroup) every test that reads the bundled model's full check

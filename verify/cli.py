@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import click
 
+from verify.checking.cache import DEFAULT_CACHE_DIR
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
 from verify.checking.symbolic import (
     DEFAULT_DEPTH,
@@ -38,7 +39,7 @@ from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
-from verify.output.text import SHOWN_STEPS, cases_text, results_text, scenario_text, too_long, trace_text
+from verify.output.text import SHOWN_STEPS, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
     LIBRARY,
@@ -162,14 +163,14 @@ def _library(model: Model) -> str:
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
-         max_memory: int | None, jobs: int | None, scenarios: bool = False) -> int:
+         max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, scenarios: bool = False) -> int:
     model = _model(rules)
     props = select(model, list(ids))
     library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
                       symmetry=symmetry, players=players, max_memory_mb=max_memory,
-                      jobs=jobs or os.cpu_count() or 1)
+                      jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None)
     results = check(model, props, options)
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
@@ -189,6 +190,8 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         click.echo("")
         traces = f"{where / 'traces'}" if where is not None else ""
         click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces))
+        if options.cache is not None:
+            click.echo(cache_text(results, options.cache))
         if cases is not None:
             click.echo("\n" + cases_text(cases, _library(model), max_steps=SHOWN_STEPS, traces_dir=traces))
         if where is not None:
@@ -254,6 +257,12 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Games explored at once, each in its own process, while Z3 checks the games "
                           "explored before them [default: the number of cores]. Every verdict and trace "
                           "is the same for any number."),
+        click.option("--cache-dir", default=DEFAULT_CACHE_DIR, show_default=True, envvar="ENDGAME_CACHE_DIR",
+                     help="Folder where each game's results are kept between runs, by what the rules mean "
+                          "(rewording a rule's text reuses them; changing what it does checks again the "
+                          "games where it is live). Also from ENDGAME_CACHE_DIR."),
+        click.option("--cache/--no-cache", "use_cache", default=True, show_default=True, envvar="ENDGAME_CACHE",
+                     help="Reuse and keep results between runs (--no-cache: neither; also ENDGAME_CACHE=0)."),
         click.option("--symmetry/--no-symmetry", default=None,
                      help="Explore one state per rotation of the seats (where Z3 proves the rules symmetric) "
                           "in every game, or in none; by default, in the games whose configuration says "

@@ -6,6 +6,7 @@ import multiprocessing.pool
 from dataclasses import dataclass, replace
 from typing import Callable, Collection, Iterable, Sequence
 
+from verify.checking.cache import ResultCache
 from verify.checking.properties import GraphContext, Watch, check_explicit, stops_early
 from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS,
                                      RunBudget, SymbolicChecker)
@@ -15,6 +16,7 @@ from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import Drift, fixed_values
 from verify.explicit.explore import StateGraph, explore
 from verify.model.types import Config, Model, Property
+from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
 __all__ = ["Options", "check", "select", "combine", "games", "explore_game", "ENGINES"]
@@ -52,6 +54,9 @@ class Options:
     # other, here). The verdicts, traces and the order of everything reported are the same for
     # every value.
     jobs: int = 1
+    # A folder where each game's results are kept between runs, by what they mean
+    # (verify.checking.cache); None: none kept, none reused.
+    cache: str | None = None
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -214,7 +219,10 @@ class _Games:
         # A whole-run budget makes a game's results depend on the games before it: then the games
         # are checked one after the other, and none is reused.
         self.independent = options.z3_budget is None
-        self.key = (id(model), tuple(p.id for p in props), replace(options, jobs=1, configs=None, players=None))
+        self.key = (id(model), tuple(p.id for p in props), replace(options, jobs=1, configs=None, players=None,
+                                                                     cache=None))
+        self.cache = ResultCache(options.cache, Z3_VERSION) if options.cache and self.independent else None
+        self.cache_keys: dict[tuple[str, int], str] = {}
 
     def __enter__(self) -> "_Games":
         global _SHARED
@@ -235,7 +243,22 @@ class _Games:
 
     def _done(self, name: str, n: int) -> dict[str, list[EngineResult]] | None:
         hit = _CHECKED.get((*self.key, name, n)) if self.independent else None
-        return None if hit is None else hit[1]
+        if hit is not None:
+            return hit[1]
+        if self.cache is None:
+            return None
+        model, props, options, _, _ = self.args
+        key = self.cache_keys[(name, n)] = self.cache.key(model, model.config(name), n, props, self.key[2])
+        found = self.cache.load(key, model, model.config(name), n)
+        if found is not None:
+            found = {pid: [replace(r, cached=True) for r in rs] for pid, rs in found.items()}
+            self._keep(name, n, found)
+        return found
+
+    def _keep(self, name: str, n: int, found: dict[str, list[EngineResult]]) -> None:
+        _CHECKED[(*self.key, name, n)] = (self.args[0], found)  # (the model kept alive: its id stays its own)
+        while len(_CHECKED) > 256:
+            del _CHECKED[next(iter(_CHECKED))]
 
     def results(self, name: str, n: int) -> dict[str, list[EngineResult]]:
         found = self._done(name, n)
@@ -245,9 +268,9 @@ class _Games:
         model, props, options, _, run = self.args
         found = future.get() if future is not None else _check_game(model, props, options, name, n, run)
         if self.independent:
-            _CHECKED[(*self.key, name, n)] = (model, found)  # (the model kept alive: its id stays its own)
-            while len(_CHECKED) > 256:
-                del _CHECKED[next(iter(_CHECKED))]
+            self._keep(name, n, found)
+        if self.cache is not None:
+            self.cache.store(self.cache_keys[(name, n)], found, model)
         return found
 
 
@@ -305,7 +328,12 @@ def combine(prop: Property, results: list[EngineResult], scoped: Collection[str]
     """
     seconds = sum(r.seconds for r in results)
 
+    cached = {(r.config, r.players) for r in results if r.cached}
+
     def make(verdict: Verdict, method: str, declared: bool = False) -> CheckResult:
+        if cached:
+            games = len({(r.config, r.players) for r in results})
+            method += f"; {len(cached)} of {games} games' results from the cache of an earlier run"
         return CheckResult(prop.id, prop.title, prop.protects, verdict, method, seconds, tuple(results), declared)
 
     for r in results:

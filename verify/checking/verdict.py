@@ -59,6 +59,7 @@ class EngineResult:
     # Explicit engine: successors cut at the bounds (the exploration proves nothing past them)
     cut: int = 0
     cti: Trace | None = None  # Z3: why induction failed, when the verdict is unknown
+    cached: bool = False  # found in the cache of an earlier run (verify.checking.cache), its traces replayed
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,11 @@ import os
 import time
 from dataclasses import dataclass
 
-__all__ = ["Limits", "Budget", "available_memory_mb", "CHECK_EVERY"]
+__all__ = ["Limits", "Budget", "available_memory_mb", "CHECK_EVERY", "MACHINE_DEPENDENT"]
+
+# In the reason of every result that a limit of the machine's (time, memory) decided: such a
+# result is not kept between runs (verify.checking.cache).
+MACHINE_DEPENDENT = "depends on the machine"
 
 CHECK_EVERY = 4096  # new states between two looks at the clock and the resident size
 
@@ -85,13 +89,13 @@ class Budget:
         lim = self.limits
         if lim.timeout is not None and time.monotonic() - self.started > lim.timeout:
             self.spent = (f"the time limit ({lim.timeout:g} s; raise {lim.timeout_knob}; "
-                          "where it stops depends on the machine's speed)")
+                          f"where it stops {MACHINE_DEPENDENT}'s speed)")
             return False
         if self.memory_mb is not None:
             now = _resident_mb()
             if now is not None and now - self._base_mb > self.memory_mb:
                 self.spent = (f"the memory limit ({self.memory_mb:,} MiB of states; raise "
-                              f"{lim.memory_knob})")
+                              f"{lim.memory_knob}; where it stops {MACHINE_DEPENDENT}'s memory)")
                 return False
         return True
 

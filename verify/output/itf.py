@@ -42,7 +42,7 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str,
     (and "ok" is then false if a scenario did not end as its ruling says)."""
     def engine(e: Any) -> dict[str, Any]:
         d = {"engine": e.engine, "config": e.config, "players": e.players, "verdict": e.verdict.value,
-             "method": e.method, "seconds": round(e.seconds, 4)}
+             "method": e.method, "seconds": round(e.seconds, 4), "cached": e.cached}
         if e.trace is not None:
             d["trace"] = trace_itf(e.trace)
         if e.cti is not None:

@@ -10,7 +10,8 @@ from verify.output.steps import actor_name, changes_text, joined, loop_note, ste
 from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text", "SHOWN_STEPS", "too_long"]
+__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
+           "too_long"]
 
 # The most steps of one trace printed on a terminal: the first two thirds and the last third of
 # a longer trace are shown, and the whole of it goes to the report files.
@@ -95,6 +96,15 @@ def results_text(results: Iterable[CheckResult], *, traces: bool = True, witness
     counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
     lines += ["", "summary: " + ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])]
     return "\n".join(lines)
+
+
+def cache_text(results: Iterable[CheckResult], folder: str) -> str:
+    """'cache: 12 of 36 games reused from .endgame-cache (...)': how many games' results an
+    earlier run had kept, which this one reused."""
+    games = {(e.config, e.players): e.cached for r in results for e in r.results}
+    reused = sum(games.values())
+    return (f"cache: {reused} of {len(games)} games reused from {folder} (their traces replayed; "
+            "--no-cache checks every game again)")
 
 
 def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: str) -> list[str]:

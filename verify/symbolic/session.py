@@ -13,13 +13,16 @@ from typing import Any, Callable
 
 import z3
 
+from verify.explicit.budget import MACHINE_DEPENDENT
 from verify.explicit.evaluate import instances
 from verify.model.state import Layout, State
 from verify.model.types import Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
 
 __all__ = ["Session", "PropInstance", "Path", "RunBudget", "SolverGaveUp", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS",
-           "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT", "rlimit_count"]
+           "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT", "rlimit_count", "Z3_VERSION"]
+
+Z3_VERSION = z3.get_version_string()  # results kept between runs are Z3's of this version only
 
 DEFAULT_DEPTH = 10
 # Z3's budgets are counted in its resource units (rlimit), not in seconds, so that the same model
@@ -132,7 +135,7 @@ class Session:
             return (f"the search budget of {self.search_rlimit:,} units was spent "
                     f"(raise it with --search-rlimit)")
         return (f"the wall-clock safety net of {self.timeout_ms / 1000:g} s per property was reached "
-                f"(raise it with --timeout; this verdict depends on the machine's speed)")
+                f"(raise it with --timeout; this verdict {MACHINE_DEPENDENT}'s speed)")
 
     def solver(self) -> z3.Solver:
         return z3.Solver(ctx=self.ts.ctx)

@@ -1,0 +1,119 @@
+"""Results kept between runs: reused only where the rules mean the same, and only after their
+traces replay; what the machine decided is never kept."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import ROOT
+
+from verify.checking.runner import Options, check
+from verify.checking.verdict import CheckResult, Verdict
+from verify.cli import main
+from verify.model.loader import load_model
+
+# A standard game and a Two-Headed Giant game, both engines: 704.6a (the team's life total) is
+# live in the second only.
+GAMES = ("duel", "two-headed-giant-draws")
+PROPS = ("all-lose-is-draw", "two-headed-giant-teams-together")
+
+
+def _copy(tmp_path: Path, name: str, old: str = "", new: str = "") -> Path:
+    """A copy of the bundled rules, with one text of 704-sba.toml replaced."""
+    root = tmp_path / name
+    shutil.copytree(ROOT / "model", root, ignore=shutil.ignore_patterns("scenarios"))
+    if old:
+        path = root / "rules" / "704-sba.toml"
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    return root
+
+
+def _check(root: Path, cache: Path, games: tuple[str, ...] = GAMES) -> list[CheckResult]:
+    model = load_model(root)
+    return check(model, [model.property(p) for p in PROPS], Options(configs=games, cache=str(cache)))
+
+
+def _same(a: list[CheckResult], b: list[CheckResult]) -> None:
+    """The same verdicts, and the same traces and witnesses, game by game."""
+    assert [r.verdict for r in a] == [r.verdict for r in b]
+    for x, y in zip(a, b):
+        assert [(e.engine, e.config, e.players, e.verdict, e.states, e.trace, e.witness) for e in x.results] == \
+               [(e.engine, e.config, e.players, e.verdict, e.states, e.trace, e.witness) for e in y.results]
+
+
+def _cached_games(results: list[CheckResult]) -> set[str]:
+    return {e.config for r in results for e in r.results if e.cached}
+
+
+def test_rewording_reuses_every_game_and_a_change_of_meaning_checks_again_where_it_is_live(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _check(_copy(tmp_path, "first"), cache)
+    assert all(r.ok for r in first) and not _cached_games(first)
+    assert list(cache.glob("*/*.json"))
+    # a reworded rule means the same: every game comes from the cache, and says so
+    reworded = _check(_copy(tmp_path, "reworded", "that team loses the game.", "the team loses."), cache)
+    _same(first, reworded)
+    assert _cached_games(reworded) == set(GAMES)
+    assert all("2 of 2 games' results from the cache of an earlier run" in r.method for r in reworded)
+    # 704.6a at 1 life: a change of meaning, live in the Two-Headed Giant game only
+    changed = _check(_copy(tmp_path, "changed", "sum(t in team(p): life[t]) <= 0", "sum(t in team(p): life[t]) <= 1"),
+                     cache)
+    assert _cached_games(changed) == {"duel"}
+    assert all("1 of 2 games' results from the cache" in r.method for r in changed)
+
+
+def test_an_entry_that_does_not_replay_or_load_is_ignored(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    games = ("duel", "loop-pair")
+    first = _check(_copy(tmp_path, "rules"), cache, games)
+    entries = sorted(cache.glob("*/*.json"))
+    assert len(entries) == len(games)
+    # one entry's witness made to end in another state; the other entry cut short
+    broken = tampered = None
+    for path in entries:
+        data = json.loads(path.read_text())
+        witnesses = [r["witness"] for rs in data["results"].values() for r in rs if r["witness"] and r["witness"]["steps"]]
+        if tampered is None and witnesses:
+            last = witnesses[0]["steps"][-1][3]
+            last[0] = not last[0] if isinstance(last[0], bool) else last[0] + 1
+            path.write_text(json.dumps(data))
+            tampered = path
+        else:
+            path.write_text(path.read_text()[:100])
+            broken = path
+    assert tampered is not None and broken is not None
+    again = _check(_copy(tmp_path, "again"), cache, games)  # another copy: nothing reused from this process
+    _same(first, again)
+    assert not _cached_games(again)
+    # and checked again, each game's results are kept anew
+    assert {json.loads(p.read_text())["key"] for p in entries} == {p.stem for p in entries}
+
+
+def test_a_result_the_machine_decided_is_not_kept(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    model = load_model(_copy(tmp_path, "rules"))
+    [r] = check(model, [model.property("step-structure")],
+                Options(engine="explicit", configs=("duel",), timeout_ms=1, cache=str(cache)))
+    assert r.verdict is Verdict.UNKNOWN and "depends on the machine" in r.method
+    assert not list(cache.glob("*/*.json"))
+
+
+def test_verify_all_says_how_many_games_it_reused(tmp_path: Path) -> None:
+    rules = _copy(tmp_path, "rules")
+    args = ["all", "--rules", str(rules), "--config", "duel", "--engine", "explicit", "--no-reports",
+            "--no-scenarios", "--cache", "--cache-dir", str(tmp_path / "c")]
+    first = CliRunner().invoke(main, args)
+    assert "cache: 0 of 1 games reused from" in first.output
+    shutil.copytree(rules, tmp_path / "second")
+    args[2] = str(tmp_path / "second")
+    second = CliRunner().invoke(main, args)
+    assert second.exit_code == first.exit_code
+    assert "cache: 1 of 1 games reused from" in second.output
+    report = CliRunner().invoke(main, [*args, "--json"])
+    assert all(e["cached"] for p in json.loads(report.output)["properties"] for e in p["engines"])
+    none = CliRunner().invoke(main, [*args[:-3], "--cache-dir", str(tmp_path / "d"), "--no-cache"])
+    assert "cache:" not in none.output and not (tmp_path / "d").exists()

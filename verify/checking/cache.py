@@ -1,0 +1,204 @@
+"""Results kept between runs, by what they mean.
+
+A game's results (a configuration and a player count, every property checked on it) are kept in a
+cache folder under a key made from the parsed meaning of everything they depend on: the
+vocabulary, the rules that are live in the game (a rule dead there changes nothing in it:
+:mod:`verify.explicit.relevance`), every property (the state properties are the invariants every
+Z3 proof of the game assumes), the configuration, the player count, the engines and budgets, and
+the versions of Endgame and Z3. Rule texts, citations and source lines are no part of a meaning:
+rewording a rule finds every result again; changing what a rule does checks again only the games
+where it is live.
+
+An entry is data (JSON), never code. It is trusted only after every trace in it has been replayed
+through the rules as they are now (from an initial state for a counterexample or a witness); an
+entry that fails to load or to replay is ignored and the game checked again. Results that depend
+on the machine (a wall-clock safety net or a memory limit reached) are not kept, nor a game whose
+traces take a step of a rule that asks about the play graph (the loop rules): its guard is known
+only on the play graph the step was found in, so such a trace could not be replayed here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import fields, is_dataclass
+from enum import Enum
+from functools import partial
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from verify import __version__
+from verify.checking.trace import ReplayMismatch, Step, Trace, replay
+from verify.checking.verdict import EngineResult, Verdict
+from verify.explicit.budget import MACHINE_DEPENDENT
+from verify.explicit.drift import Drift
+from verify.explicit.evaluate import instances
+from verify.explicit.relevance import live_rules
+from verify.model.state import Layout, State, slot_choices
+from verify.model.types import Config, Model, Property
+
+__all__ = ["ResultCache", "DEFAULT_CACHE_DIR"]
+
+DEFAULT_CACHE_DIR = ".endgame-cache"
+FORMAT = 1  # the layout of an entry: raise it when that changes
+# What makes no part of a meaning: texts, citations, where a definition is written.
+_TEXT = frozenset({"text", "when_src", "then_src", "cites", "protects", "loc"})
+
+_Results = dict[str, list[EngineResult]]
+
+
+def meaning(value: Any) -> Any:
+    """*value* as plain JSON data: frozen value types field by field (leaving out texts,
+    citations and source locations), mappings in their order, enumerations by value."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__] + [[f.name, meaning(getattr(value, f.name))] for f in fields(value)
+                                         if f.compare and f.name not in _TEXT]
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return [[meaning(k), meaning(v)] for k, v in value.items()]
+    if isinstance(value, (frozenset, set)):
+        return sorted((meaning(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [meaning(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, Path):
+        return None  # where the model lies is no part of what it means
+    raise TypeError(f"no meaning for {type(value).__name__}")
+
+
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
+
+
+class ResultCache:
+    """A cache folder of games' results. ``hits`` counts the games found in it."""
+
+    def __init__(self, folder: str | Path, z3_version: str):
+        self.folder = Path(folder)
+        self.z3_version = z3_version
+        self.hits = 0
+
+    def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
+        """The key of a game's results: see the module's documentation."""
+        live = live_rules(model, config, n)
+        return _digest({
+            "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
+            "vocab": meaning(model.vocab),
+            "rules": [meaning(r) for r in model.rules if r.id in live],
+            "properties": [meaning(p) for p in model.properties],
+            "checked": [p.id for p in props],
+            "config": meaning(config), "players": n, "options": meaning(options),
+        })
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def load(self, key: str, model: Model, config: Config, n: int) -> _Results | None:
+        """The results kept under *key*, every trace replayed on *model*; None if there are none,
+        or if the entry does not load or a trace does not replay."""
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT or data.get("key") != key:
+                return None
+            game = _Game(model, config, n)
+            out = {pid: [game.result(r) for r in rs] for pid, rs in data["results"].items()}
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ReplayMismatch):
+            return None
+        self.hits += 1
+        return out
+
+    def store(self, key: str, results: _Results, model: Model) -> None:
+        """Keep *results* under *key* (not those that depend on the machine). A folder that cannot
+        be written to keeps nothing: the cache is an aid, never a reason to fail."""
+        every = [r for rs in results.values() for r in rs]
+        if any(r.verdict is Verdict.UNKNOWN and MACHINE_DEPENDENT in r.method for r in every):
+            return
+        graph = {r.id for r in model.rules if r.graph}
+        if any(s.rule in graph for r in every for t in (r.trace, r.witness, r.cti) if t is not None for s in t.steps):
+            return  # a loop rule's step replays only on the play graph it was found in: none kept
+        path = self._path(key)
+        try:
+            data = {"format": FORMAT, "key": key,
+                    "results": {pid: [_result_data(r) for r in rs] for pid, rs in results.items()}}
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp",
+                                             encoding="utf-8") as f:
+                json.dump(data, f, separators=(",", ":"))
+            os.replace(f.name, path)  # whole or not at all, also with several runs at once
+        except (OSError, ValueError):  # a folder that cannot be written, a trace it cannot keep
+            return
+
+
+def _result_data(r: EngineResult) -> dict[str, Any]:
+    return {"engine": r.engine, "config": r.config, "players": r.players, "verdict": r.verdict.value,
+            "method": r.method, "seconds": r.seconds, "states": r.states, "cut": r.cut,
+            "trace": _trace_data(r.trace), "witness": _trace_data(r.witness), "cti": _trace_data(r.cti)}
+
+
+def _trace_data(t: Trace | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    owner = getattr(t.drift.func, "__self__", None) if isinstance(t.drift, partial) else None  # Drift.matches
+    drift = owner.safe if isinstance(owner, Drift) else None
+    if t.drift is not None and drift is None:
+        raise ValueError("a lasso whose drift is not a Drift's")
+    return {"property": t.property_id, "config": t.config, "initial": list(t.initial),
+            "steps": [[s.rule, s.actor, s.kind, list(s.state), list(s.because), s.card, s.event, s.part]
+                      for s in t.steps],
+            "role": t.role, "point": t.point, "message": t.message, "loop_start": t.loop_start,
+            "player": t.player, "drift": None if drift is None else [[v, list(b)] for v, b in drift.items()]}
+
+
+class _Game:
+    """What replaying a game's traces needs, made when the first trace asks for it."""
+
+    def __init__(self, model: Model, config: Config, n: int):
+        self.model, self.config, self.n = model, config, n
+        self.layout = Layout.for_config(model.vocab, n, config)
+        self._insts: tuple[Any, ...] | None = None
+
+    def result(self, d: dict[str, Any]) -> EngineResult:
+        if (d["config"], d["players"]) != (self.config.name, self.n):
+            raise ValueError("an entry of another game")
+        return EngineResult(str(d["engine"]), self.config.name, self.n, Verdict(d["verdict"]), str(d["method"]),
+                            float(d["seconds"]), self.trace(d["trace"]), self.trace(d["witness"]), int(d["states"]),
+                            int(d["cut"]), self.trace(d["cti"]))
+
+    def trace(self, d: dict[str, Any] | None) -> Trace | None:
+        if d is None:
+            return None
+        state = self.layout_state
+        steps = tuple(Step(str(rule), actor, str(kind), state(after), tuple(because), card, event, int(part))
+                      for rule, actor, kind, after, because, card, event, part in d["steps"])
+        drift = None
+        if d["drift"] is not None:
+            drift = partial(Drift({str(v): (lo, hi) for v, (lo, hi) in d["drift"]}).matches, self.layout)
+        t = Trace(str(d["property"]), self.config.name, self.layout, state(d["initial"]), steps, str(d["role"]),
+                  str(d["point"]), str(d["message"]), d["loop_start"], d["player"], drift)
+        if self._insts is None:
+            self._insts = instances(self.model, self.layout, self.config.params, actions=self.config.actions)
+        # a counterexample to induction starts where induction assumed, not in an initial state
+        replay(t, self._insts, initial_ok=t.role == "induction counterexample" or self._initial(t.initial))
+        return t
+
+    def layout_state(self, values: Any) -> State:
+        if not isinstance(values, list) or len(values) != len(self.layout.names):
+            raise ValueError("a state of another layout")
+        return tuple(values)
+
+    def _initial(self, s: State) -> bool:
+        """Whether *s* may start a game: each slot within its initial values (a range's upper end
+        released, as Z3 releases it for proofs over all values)."""
+        lay = self.layout
+        for k, spec in enumerate(slot_choices(lay, self.config)):
+            t, v = lay.types[k], s[k]
+            if spec.values is not None:
+                if v not in [lay.codes[str(x)] if t in lay.vocab.enums else x for x in spec.values]:
+                    return False
+            elif v < spec.lo or (t == "player" and v > spec.hi):
+                return False
+        return True
+
