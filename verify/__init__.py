@@ -12,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from verify.errors import BoundsError, Diagnostic, ModelError, ReplayMismatch, SourceLoc, UsageError, VerifyError
+from verify.version import __version__ as __version__
 
 if TYPE_CHECKING:
     from verify.checking.runner import Options, check
@@ -25,7 +26,6 @@ __all__ = [
     "Verdict", "CheckResult", "EngineResult", "StateGraph", "VerifyError", "ModelError",
     "BoundsError", "UsageError", "Diagnostic", "SourceLoc", "ReplayMismatch",
 ]
-__version__ = "0.1.0"
 
 _LAZY = {
     "load_model": "verify.model.loader",

@@ -28,7 +28,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from verify import __version__
 from verify.checking.trace import ReplayMismatch, Step, Trace, replay
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.budget import MACHINE_DEPENDENT
@@ -37,6 +36,7 @@ from verify.explicit.evaluate import instances
 from verify.explicit.relevance import live_rules
 from verify.model.state import Layout, State, slot_choices
 from verify.model.types import Config, Model, Property
+from verify.version import __version__
 
 __all__ = ["ResultCache", "DEFAULT_CACHE_DIR"]
 
