@@ -11,13 +11,16 @@ import pytest
 from conftest import ROOT
 
 from verify.checking.properties import explain
-from verify.checking.runner import Options, check
+from verify.checking.runner import Options, check, explore_game
 from verify.checking.symbolic import SymbolicChecker
 from verify.checking.trace import Trace, closes
 from verify.checking.verdict import Verdict
-from verify.explicit.drift import Drift, fixed_values
+from verify.explicit.drift import Drift, fixed_values, game_drift
 from verify.explicit.evaluate import Compiler
 from verify.explicit.explore import StateGraph, explore
+from verify.explicit.folding import Folding
+from verify.explicit.localloops import LocalLoops
+from verify.explicit.loops import PlayGraph
 from verify.model.loader import load_model
 from verify.model.types import LOOP_KINDS
 from verify.output.dot import trace_dot
@@ -294,3 +297,25 @@ def test_a_spent_budget_is_never_a_failed_ranking() -> None:
     assert why.startswith("Z3 could not decide whether the ranking measure"), why
     assert "units per property was spent (raise it with --rlimit)" in why
     assert "does not decrease" not in why and "can be negative" not in why
+
+
+@pytest.mark.parametrize("name,n", [("loop-pair", 2), ("loop-cant-lose", 2), ("range-of-influence-loop", 5)])
+def test_the_play_after_a_state_finds_the_loops_of_the_explored_graph(name: str, n: int) -> None:
+    """What a kept trace's loop-rule step is replayed with (verify.explicit.localloops): every state
+    on a mandatory loop of the explored graph (through folds of drifting counters too) is on one
+    in the play that follows it by mandatory steps, with the same cards involved; and a state of
+    that play found on no loop is on none in the graph either."""
+    model = load_model(ROOT / "model")
+    config = model.config(name)
+    graph = explore_game(model, config, n, symmetry=False)
+    assert graph.complete
+    play = PlayGraph(graph)
+    floors = {v.name: v.min for v in model.vocab.vars.values()}
+    local = LocalLoops(graph.instances, lambda: Folding(graph.layout, game_drift(model, config), floors))
+    on_loop = [s for s in graph.states if play.holds("mandatory_loop", s)]
+    assert on_loop
+    for s in on_loop:
+        assert local.holds("mandatory_loop", s)
+        assert [local.involves(c, s) for c in range(graph.layout.k)] == [play.involves(c, s) for c in range(graph.layout.k)]
+    off = [s for s in graph.states[:200] if not local.holds("mandatory_loop", s)]
+    assert off and not any(play.holds("mandatory_loop", s) for s in off)

@@ -12,9 +12,9 @@ where it is live.
 An entry is data (JSON), never code. It is trusted only after every trace in it has been replayed
 through the rules as they are now (from an initial state for a counterexample or a witness); an
 entry that fails to load or to replay is ignored and the game checked again. Results that depend
-on the machine (a wall-clock safety net or a memory limit reached) are not kept, nor a game whose
-traces take a step of a rule that asks about the play graph (the loop rules): its guard is known
-only on the play graph the step was found in, so such a trace could not be replayed here.
+on the machine (a wall-clock safety net or a memory limit reached) are not kept. A step of a loop
+rule is replayed on the play that follows its state by mandatory steps alone
+(:class:`verify.explicit.loops.LocalLoops`): the explored graph it was found on is not at hand.
 """
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ from typing import Any, Mapping, Sequence
 from verify.checking.trace import ReplayMismatch, Step, Trace, replay
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.budget import MACHINE_DEPENDENT
-from verify.explicit.drift import Drift
-from verify.explicit.evaluate import instances
+from verify.explicit.drift import Drift, game_drift
+from verify.explicit.evaluate import Compiler, instances
+from verify.explicit.folding import Folding
+from verify.explicit.localloops import LocalLoops
 from verify.explicit.relevance import live_rules
 from verify.model.state import Layout, State, slot_choices
 from verify.model.types import Config, Model, Property
@@ -80,15 +82,24 @@ class ResultCache:
         self.folder = Path(folder)
         self.z3_version = z3_version
         self.hits = 0
+        # the digests of one model's parts, worked out once for all its games
+        self._parts: tuple[Model, str, dict[str, str]] | None = None
+
+    def _digests(self, model: Model) -> tuple[str, dict[str, str]]:
+        """The digest of the vocabulary and every property, and each rule's."""
+        if self._parts is None or self._parts[0] is not model:
+            whole = _digest([meaning(model.vocab), [meaning(p) for p in model.properties]])
+            self._parts = (model, whole, {r.id: _digest(meaning(r)) for r in model.rules})
+        return self._parts[1], self._parts[2]
 
     def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
         """The key of a game's results: see the module's documentation."""
         live = live_rules(model, config, n)
+        whole, rules = self._digests(model)
         return _digest({
             "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
-            "vocab": meaning(model.vocab),
-            "rules": [meaning(r) for r in model.rules if r.id in live],
-            "properties": [meaning(p) for p in model.properties],
+            "vocabulary and properties": whole,
+            "rules": [rules[r.id] for r in model.rules if r.id in live],
             "checked": [p.id for p in props],
             "config": meaning(config), "players": n, "options": meaning(options),
         })
@@ -116,9 +127,6 @@ class ResultCache:
         every = [r for rs in results.values() for r in rs]
         if any(r.verdict is Verdict.UNKNOWN and MACHINE_DEPENDENT in r.method for r in every):
             return
-        graph = {r.id for r in model.rules if r.graph}
-        if any(s.rule in graph for r in every for t in (r.trace, r.witness, r.cti) if t is not None for s in t.steps):
-            return  # a loop rule's step replays only on the play graph it was found in: none kept
         path = self._path(key)
         try:
             data = {"format": FORMAT, "key": key,
@@ -179,9 +187,17 @@ class _Game:
         t = Trace(str(d["property"]), self.config.name, self.layout, state(d["initial"]), steps, str(d["role"]),
                   str(d["point"]), str(d["message"]), d["loop_start"], d["player"], drift)
         if self._insts is None:
-            self._insts = instances(self.model, self.layout, self.config.params, actions=self.config.actions)
+            compiler = Compiler(self.model, self.layout, self.config.params)
+            self._insts = instances(self.model, self.layout, self.config.params, actions=self.config.actions,
+                                    compiler=compiler)
+            moving, lay = game_drift(self.model, self.config), self.layout
+            floors = {v.name: v.min for v in self.model.vocab.vars.values()}
+            compiler.oracle = LocalLoops(self._insts, lambda: Folding(lay, moving, floors))
         # a counterexample to induction starts where induction assumed, not in an initial state
-        replay(t, self._insts, initial_ok=t.role == "induction counterexample" or self._initial(t.initial))
+        try:
+            replay(t, self._insts, initial_ok=t.role == "induction counterexample" or self._initial(t.initial))
+        except (KeyError, OverflowError) as e:  # a graph name the play after a state cannot answer
+            raise ReplayMismatch(f"{t.property_id}: a loop rule's step could not be replayed ({e})") from e
         return t
 
     def layout_state(self, values: Any) -> State:

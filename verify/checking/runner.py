@@ -13,13 +13,13 @@ from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEA
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
 from verify.errors import UsageError, suggest
 from verify.explicit.budget import Budget, Limits
-from verify.explicit.drift import Drift, fixed_values
+from verify.explicit.drift import game_drift
 from verify.explicit.explore import StateGraph, explore
 from verify.model.types import Config, Model, Property
 from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
-__all__ = ["Options", "check", "select", "combine", "games", "explore_game", "ENGINES"]
+__all__ = ["Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
 
 ENGINES = ("both", "explicit", "z3")
 
@@ -81,14 +81,6 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
                 raise UsageError(f"unknown configuration '{name}'{suggest(name, names)}")
     return [(c.name, n) for c in model.configs if not options.configs or c.name in options.configs
             for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
-
-
-def game_drift(model: Model, config: Config) -> Drift:
-    """The counters of *config*'s games that may drift past every threshold the rules and the
-    properties compare them with: exploration takes a state for an earlier one it matches up to
-    them, so a loop whose counters run away closes (verify.explicit.folding; not under rotation,
-    nor where the bounds are the whole game)."""
-    return Drift.of(model, config.params, fixed_values(model, config), extra=[(p.when, p.then) for p in model.properties])
 
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,

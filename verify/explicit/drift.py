@@ -21,7 +21,7 @@ from verify.language.expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, c
 from verify.model.state import Layout, State
 from verify.model.types import Config, Model
 
-__all__ = ["Drift", "fixed_values"]
+__all__ = ["Drift", "fixed_values", "game_drift"]
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -216,3 +216,11 @@ def fixed_values(model: Model, config: Config) -> dict[str, frozenset[str]]:
             values = {x for card in config.cards for x in (card[v.name].explicit() if v.name in card else shared)}
         out[v.name] = frozenset(str(x) for x in values)
     return out
+
+
+def game_drift(model: Model, config: Config) -> Drift:
+    """The counters of *config*'s games that may drift past every threshold the rules and the
+    properties compare them with: exploration takes a state for an earlier one it matches up to
+    them, so a loop whose counters run away closes (verify.explicit.folding; not under rotation,
+    nor where the bounds are the whole game)."""
+    return Drift.of(model, config.params, fixed_values(model, config), extra=[(p.when, p.then) for p in model.properties])

@@ -19,7 +19,7 @@ event would start from the representative, not from the state the game is in.
 
 With folding a mandatory loop whose counters run away closes a cycle in the explored graph,
 so the loop rule (104.4b) sees it as it sees a loop that repeats exactly. `verify simulate`
-folds with the rules' thresholds; `verify all` (:func:`verify.checking.runner.game_drift`) with
+folds with the rules' thresholds; `verify all` (:func:`verify.explicit.drift.game_drift`) with
 the properties' too, since they are evaluated on the states kept. A step a fold took elsewhere
 is read as the real step (``StateGraph.target``), a trace is played again through folds
 (``StateGraph.unfold``), and a lasso through one returns to its loop state up to drift.
