@@ -76,12 +76,11 @@ def _digest(data: Any) -> str:
 
 
 class ResultCache:
-    """A cache folder of games' results. ``hits`` counts the games found in it."""
+    """A cache folder of games' results."""
 
     def __init__(self, folder: str | Path, z3_version: str):
         self.folder = Path(folder)
         self.z3_version = z3_version
-        self.hits = 0
         # the digests of one model's parts, worked out once for all its games
         self._parts: tuple[Model, str, dict[str, str]] | None = None
 
@@ -116,12 +115,12 @@ class ResultCache:
                 return None
             game = _Game(model, config, n)
             out = {pid: [game.result(r) for r in rs] for pid, rs in data["results"].items()}
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ReplayMismatch):
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
+                ReplayMismatch):
             return None
-        self.hits += 1
         return out
 
-    def store(self, key: str, results: _Results, model: Model) -> None:
+    def store(self, key: str, results: _Results) -> None:
         """Keep *results* under *key* (not those that depend on the machine). A folder that cannot
         be written to keeps nothing: the cache is an aid, never a reason to fail."""
         every = [r for rs in results.values() for r in rs]

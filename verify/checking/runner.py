@@ -237,7 +237,7 @@ class _Games:
         hit = _CHECKED.get((*self.key, name, n)) if self.independent else None
         if hit is not None:
             return hit[1]
-        if self.cache is None:
+        if self.cache is None or (name, n) in self.cache_keys:  # none kept, or looked for already
             return None
         model, props, options, _, _ = self.args
         key = self.cache_keys[(name, n)] = self.cache.key(model, model.config(name), n, props, self.key[2])
@@ -262,7 +262,7 @@ class _Games:
         if self.independent:
             self._keep(name, n, found)
         if self.cache is not None:
-            self.cache.store(self.cache_keys[(name, n)], found, model)
+            self.cache.store(self.cache_keys[(name, n)], found)
         return found
 
 
