@@ -129,6 +129,12 @@ def test_explore_counts_states(tmp_path: Path) -> None:
 def test_help_documents_exit_codes() -> None:
     run = CliRunner().invoke(main, ["all", "--help"])
     assert "0  every checked property holds" in run.output and "2  bad input" in run.output
+    assert "--cache-dir" in run.output and "ENDGAME_CACHE_DIR" in run.output
+
+
+def test_version() -> None:
+    run = CliRunner().invoke(main, ["--version"])
+    assert run.exit_code == 0 and re.fullmatch(r"verify \(Endgame\) \d+\.\d+\.\d+\n", run.output)
 
 
 SCRIPT = Path(sys.executable).parent / "verify"

@@ -49,6 +49,7 @@ from verify.scenarios.library import (
     play_library,
 )
 from verify.scenarios.simulate import simulate
+from verify.version import __version__
 
 MAX_RLIMIT = 10**12  # Z3 resource units: far beyond any budget a run could spend
 
@@ -274,6 +275,7 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @click.group(epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="verify (Endgame)", message="%(prog)s %(version)s")
 def main() -> None:
     """Endgame: a formal verifier for the draw and end-of-game rules of Magic: The Gathering."""
 
