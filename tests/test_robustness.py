@@ -142,10 +142,14 @@ def test_a_tampered_trace_does_not_replay(bundled_results, model) -> None:
 
 
 def test_state_limit_gives_unknown_not_holds(model) -> None:
+    # a game with its seats reduced by rotation, one of several players, one with cards
+    games = ("duel", "multiplayer", "card-statics")
     small = dataclasses.replace(model, configs=tuple(dataclasses.replace(c, max_states=50) for c in model.configs))
-    [result] = check(small, [model.property("all-lose-is-draw")], Options(engine="explicit"))
+    [result] = check(small, [model.property("all-lose-is-draw")], Options(engine="explicit", configs=games))
     assert result.verdict is Verdict.UNKNOWN
     assert "state limit" in result.method
+    assert {e.config for e in result.results} == set(games)
+    assert all(e.verdict is Verdict.UNKNOWN and "state limit" in e.method for e in result.results)
 
 
 def test_bounds_too_large_is_an_error(tmp_path: Path) -> None:
@@ -172,7 +176,8 @@ def test_more_players_than_explicit_exploration_allows_needs_explore_players(tmp
 
 def test_state_limit_makes_no_false_terminal_states(model) -> None:
     small = dataclasses.replace(model, configs=tuple(dataclasses.replace(c, max_states=300) for c in model.configs))
-    results = check(small, [model.property("one-outcome"), model.property("not-stuck")], Options(engine="explicit"))
+    results = check(small, [model.property("one-outcome"), model.property("not-stuck")],
+                    Options(engine="explicit", configs=("duel", "multiplayer", "loop-may")))
     assert [r.verdict for r in results] == [Verdict.UNKNOWN, Verdict.UNKNOWN]
     graph = explore(small, small.configs[0], 2)
     over = graph.layout.codes["over"]
