@@ -14,9 +14,9 @@ from verify.checking.verdict import CheckResult, Verdict
 from verify.cli import main
 from verify.model.loader import load_model
 
-# A standard game and a Two-Headed Giant game, both engines: 704.6a (the team's life total) is
-# live in the second only.
-GAMES = ("duel", "two-headed-giant-draws")
+# A standard game (both engines) and a Two-Headed Giant game (Z3's: it is not explored): 704.6a
+# (the team's life total) is live in the second only.
+GAMES = ("duel", "two-headed-giant")
 PROPS = ("all-lose-is-draw", "two-headed-giant-teams-together")
 
 
