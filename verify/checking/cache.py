@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from enum import Enum
 from functools import partial
 from pathlib import Path
@@ -113,7 +113,9 @@ class ResultCache:
             data = json.loads(self._path(key).read_text(encoding="utf-8"))
             if data.get("format") != FORMAT or data.get("key") != key:
                 return None
-            game = _Game(model, config, n)
+            taken = {step[0] for rs in data["results"].values() for r in rs
+                     for t in (r["trace"], r["witness"], r["cti"]) if t is not None for step in t["steps"]}
+            game = _Game(model, config, n, taken)
             out = {pid: [game.result(r) for r in rs] for pid, rs in data["results"].items()}
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
                 ReplayMismatch):
@@ -160,12 +162,16 @@ def _trace_data(t: Trace | None) -> dict[str, Any] | None:
 
 
 class _Game:
-    """What replaying a game's traces needs, made when the first trace asks for it."""
+    """What replaying a game's traces needs, made when the first trace asks for it: the instances
+    of the rules its steps *taken* (all of them, and the play after a state, where a loop rule's
+    step is among them)."""
 
-    def __init__(self, model: Model, config: Config, n: int):
+    def __init__(self, model: Model, config: Config, n: int, taken: set[str]):
         self.model, self.config, self.n = model, config, n
         self.layout = Layout.for_config(model.vocab, n, config)
         self._insts: tuple[Any, ...] | None = None
+        self.loops = any(model.rule(r).graph for r in taken)  # (KeyError: a rule no longer there)
+        self.taken = taken
 
     def result(self, d: dict[str, Any]) -> EngineResult:
         if (d["config"], d["players"]) != (self.config.name, self.n):
@@ -185,6 +191,10 @@ class _Game:
             drift = partial(Drift({str(v): (lo, hi) for v, (lo, hi) in d["drift"]}).matches, self.layout)
         t = Trace(str(d["property"]), self.config.name, self.layout, state(d["initial"]), steps, str(d["role"]),
                   str(d["point"]), str(d["message"]), d["loop_start"], d["player"], drift)
+        if self._insts is None and not self.loops:  # the rules taken, with every clause they consult
+            only = replace(self.model, rules=tuple(r for r in self.model.rules
+                                                   if not r.is_transition or r.id in self.taken))
+            self._insts = instances(only, self.layout, self.config.params, actions=self.config.actions)
         if self._insts is None:
             compiler = Compiler(self.model, self.layout, self.config.params)
             self._insts = instances(self.model, self.layout, self.config.params, actions=self.config.actions,
