@@ -72,6 +72,9 @@ def test_an_entry_that_does_not_replay_or_load_is_ignored(tmp_path: Path) -> Non
     first = _check(_copy(tmp_path, "rules"), cache, games)
     entries = sorted(cache.glob("*/*.json"))
     assert len(entries) == len(games)
+    intact = _check(_copy(tmp_path, "intact"), cache, games)  # each entry as kept replays, the loop game's too
+    _same(first, intact)
+    assert _cached_games(intact) == set(games)
     # one entry's witness made to end in another state; the other entry cut short
     broken = tampered = None
     for path in entries:
