@@ -36,7 +36,7 @@ from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.folding import Folding
 from verify.explicit.localloops import LocalLoops
 from verify.explicit.relevance import live_rules
-from verify.model.state import Layout, State, slot_choices
+from verify.model.state import Layout, State, is_initial
 from verify.model.types import Config, Model, Property
 from verify.version import __version__
 
@@ -183,7 +183,7 @@ class _Game:
     def trace(self, d: dict[str, Any] | None) -> Trace | None:
         if d is None:
             return None
-        state = self.layout_state
+        state = self._state
         steps = tuple(Step(str(rule), actor, str(kind), state(after), tuple(because), card, event, int(part))
                       for rule, actor, kind, after, because, card, event, part in d["steps"])
         drift = None
@@ -204,26 +204,15 @@ class _Game:
             compiler.oracle = LocalLoops(self._insts, lambda: Folding(lay, moving, floors))
         # a counterexample to induction starts where induction assumed, not in an initial state
         try:
-            replay(t, self._insts, initial_ok=t.role == "induction counterexample" or self._initial(t.initial))
+            replay(t, self._insts, initial_ok=t.role == "induction counterexample"
+                   or is_initial(self.layout, self.config, t.initial, released=True))
         except (KeyError, OverflowError) as e:  # a graph name the play after a state cannot answer
             raise ReplayMismatch(f"{t.property_id}: a loop rule's step could not be replayed ({e})") from e
         return t
 
-    def layout_state(self, values: Any) -> State:
+    def _state(self, values: Any) -> State:
         if not isinstance(values, list) or len(values) != len(self.layout.names):
             raise ValueError("a state of another layout")
         return tuple(values)
 
-    def _initial(self, s: State) -> bool:
-        """Whether *s* may start a game: each slot within its initial values (a range's upper end
-        released, as Z3 releases it for proofs over all values)."""
-        lay = self.layout
-        for k, spec in enumerate(slot_choices(lay, self.config)):
-            t, v = lay.types[k], s[k]
-            if spec.values is not None:
-                if v not in [lay.codes[str(x)] if t in lay.vocab.enums else x for x in spec.values]:
-                    return False
-            elif v < spec.lo or (t == "player" and v > spec.hi):
-                return False
-        return True
 

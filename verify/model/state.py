@@ -195,6 +195,19 @@ def slot_choices(layout: Layout, config: Config, *, explicit: bool = True) -> li
     return out
 
 
+def is_initial(layout: Layout, config: Config, state: State, *, released: bool) -> bool:
+    """Whether *state* may start a game of *config*: every slot among its initial values, a
+    range's upper end *released* (as for proofs over all counter values) but a seat's."""
+    for k, spec in enumerate(slot_choices(layout, config)):
+        t, v = layout.types[k], state[k]
+        if spec.values is not None:
+            if v not in [layout.codes[str(x)] if t in layout.vocab.enums else x for x in spec.values]:
+                return False
+        elif v < spec.lo or ((not released or t == "player") and v > spec.hi):
+            return False
+    return True
+
+
 def initial_states(layout: Layout, config: Config) -> Iterator[State]:
     """Every initial state of *config*, in a fixed order."""
     for combo in product(*slot_values(layout, config)):

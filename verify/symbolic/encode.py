@@ -15,7 +15,7 @@ import z3
 from verify.explicit.evaluate import Instance
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
 from verify.language.walker import Walker
-from verify.model.state import Layout, State, slot_choices
+from verify.model.state import Layout, State, is_initial, slot_choices
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
 from verify.symbolic.terms import Constants, and_, arith, compare, eq, implies, ite, ne, not_, or_, substitute, term_array
 
@@ -366,16 +366,7 @@ class TransitionSystem:
 
     def is_initial(self, state: State) -> bool:
         """Whether *state* satisfies :meth:`init` (checked in Python, for replay)."""
-        lay = self.layout
-        for k, spec in enumerate(slot_choices(lay, self.config)):
-            t, v = lay.types[k], state[k]
-            if spec.values is not None:
-                vals = [lay.codes[str(x)] if t in lay.vocab.enums else x for x in spec.values]
-                if v not in vals:
-                    return False
-            elif v < spec.lo or ((self.bounded or t == "player") and v > spec.hi):
-                return False
-        return True
+        return is_initial(self.layout, self.config, state, released=not self.bounded)
 
     # -- the play graph, over-approximated ---------------------------------------------------
     def graph_name(self, name: str, s: Frame) -> Any:
