@@ -19,6 +19,7 @@ from typing import Any, Callable
 import click
 
 from verify.checking.cache import DEFAULT_CACHE_DIR
+from verify.checking.diff import diff_models
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
 from verify.checking.symbolic import (
     DEFAULT_DEPTH,
@@ -29,13 +30,16 @@ from verify.checking.symbolic import (
 from verify.checking.verdict import CheckResult
 from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError, suggest
 from verify.explicit.explore import cyclic_components
+from verify.model.editions import edition_names
 from verify.model.loader import MAX_PLAYERS, load_model
-from verify.model.types import Model
+from verify.model.types import CURRENT, Model
 from verify.mutation.equivalent import load_explanations
 from verify.mutation.operators import OPERATORS, mutants
 from verify.mutation.report import MutationReport, Outcome
 from verify.mutation.run import baseline, run_mutants
+from verify.output.diff import diff_json, diff_markdown, diff_text
 from verify.output.dot import graph_dot, scenario_dot, trace_dot
+from verify.output.edition import edition_json, edition_markdown, edition_text
 from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
@@ -96,8 +100,14 @@ def _guard(fn: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
-def _model(rules: str | None) -> Model:
-    model = load_model(Path(rules) if rules else None)
+EDITION_OPTION = click.option(
+    "--edition", default=None, metavar="NAME",
+    help="An edition of the rules in the model's editions/ folder (e.g. 2009) instead of the current "
+         "rules; `verify list --editions` names them.")
+
+
+def _model(rules: str | None, edition: str | None = None) -> Model:
+    model = load_model(Path(rules) if rules else None, edition)
     for w in model.warnings:
         click.echo(str(w), err=True)
     return model
@@ -117,10 +127,13 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     command = _command()
     (out / "run.txt").write_text(command + "\n", encoding="utf-8")
     markdown = results_markdown(results, command, str(model.root))
+    if model.edition is not CURRENT:
+        head, _, rest = markdown.partition("\n## ")
+        markdown = head + "\n" + edition_markdown(model) + ("## " + rest if rest else "")
     if cases is not None:
         markdown += cases_markdown(cases, _library(model))
     (out / "latest.md").write_text(markdown, encoding="utf-8")
-    data = results_json(results, command, str(model.root), cases)
+    data = _json(results, model, command, cases)
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     traces = out / "traces"
     if traces.is_dir():
@@ -150,6 +163,13 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     return out
 
 
+def _json(results: list[CheckResult], model: Model, command: str, cases: list[CaseResult] | None) -> dict[str, Any]:
+    data = results_json(results, command, str(model.root), cases)
+    if model.edition is not CURRENT:
+        data["edition"] = edition_json(model)
+    return data
+
+
 def _n(count: int, noun: str) -> str:
     """'1 rule', '2 rules', '3 properties'."""
     if count == 1:
@@ -164,9 +184,12 @@ def _library(model: Model) -> str:
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
-         max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, scenarios: bool = False) -> int:
-    model = _model(rules)
+         max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, edition: str | None,
+         scenarios: bool = False) -> int:
+    model = _model(rules, edition)
     props = select(model, list(ids))
+    # the case library holds today's rulings: an edition is checked on its properties alone
+    scenarios = scenarios and model.edition is CURRENT
     library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
@@ -176,8 +199,10 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
     if as_json:
-        click.echo(json.dumps(results_json(results, _command(), str(model.root), cases), indent=2))
+        click.echo(json.dumps(_json(results, model, _command(), cases), indent=2))
     else:
+        if model.edition is not CURRENT:
+            click.echo(edition_text(model) + "\n")
         click.echo("games (explicit exploration stays within these bounds; Z3 proofs do not):")
         played = games(model, options)
         for c in model.configs:
@@ -225,6 +250,7 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--rules", type=click.Path(file_okay=False), default=None,
                      help="Model directory to check instead of the bundled one (a copy of model/)."),
+        EDITION_OPTION,
         click.option("--engine", type=click.Choice(ENGINES), default="both", show_default=True,
                      help="explicit: exhaustive search within bounds; z3: proofs for all counter values "
                           "and bounded model checking; both: each."),
@@ -302,23 +328,42 @@ def check_(ids: tuple[str, ...], **kw: Any) -> int:
 
 @main.command("list", epilog=EXIT_CODES)
 @click.option("--rules", type=click.Path(file_okay=False), default=None, help="Model directory.")
+@EDITION_OPTION
+@click.option("--lang", default=None, metavar="CODE",
+              help="Show the rules' texts in this language where the edition has them (e.g. fr).")
+@click.option("--editions", "list_editions", is_flag=True, help="Name the model's editions instead.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @_guard
-def list_(rules: str | None, as_json: bool) -> int:
+def list_(rules: str | None, edition: str | None, lang: str | None, list_editions: bool, as_json: bool) -> int:
     """Show every rule (CR number, kind, one line of text) and every property."""
-    model = _model(rules)
+    model = _model(rules, edition)
+    if list_editions:
+        names = edition_names(model.root)
+        titles = {n: (load_model(model.root, n).edition.title if n != CURRENT.name else CURRENT.title) for n in names}
+        if as_json:
+            click.echo(json.dumps([{"name": n, "title": titles[n]} for n in names], indent=2))
+        else:
+            for n in names:
+                click.echo(f"  {n:<10} {titles[n]}")
+        return EXIT_OK
+    if lang is not None and not any(lang == code for r in model.rules for code, _ in r.texts):
+        click.echo(f"note: no rule of edition {model.edition.name} has a text in '{lang}': the texts are "
+                   "shown in English", err=True)
     if as_json:
         click.echo(json.dumps({
+            "edition": model.edition.name,
             "rules": [{"id": r.id, "cites": list(r.cites), "kind": r.kind, "defines": r.defines,
-                       "text": r.text, "file": r.loc.file, "line": r.loc.line} for r in model.rules],
+                       "text": r.text_in(lang), "file": r.loc.file, "line": r.loc.line} for r in model.rules],
             "properties": [{"id": p.id, "title": p.title, "protects": list(p.protects), "kind": p.kind}
                            for p in model.properties],
             "configs": [{"name": c.name, "players": list(c.players)} for c in model.configs]}, indent=2))
         return EXIT_OK
+    if model.edition is not CURRENT:
+        click.echo(edition_text(model) + "\n")
     click.echo(f"rules ({len(model.rules)}):")
     for r in model.rules:
         kind = f"{r.kind} of {r.defines}" if r.defines else r.kind
-        click.echo(f"  {r.id:<18} {kind:<22} {r.summary()}")
+        click.echo(f"  {r.id:<18} {kind:<22} {r.summary(lang)}")
     click.echo(f"\nproperties ({len(model.properties)}):")
     for p in model.properties:
         click.echo(f"  {p.id:<22} {p.kind:<9} [{', '.join(p.protects)}] {p.title}")
@@ -362,6 +407,63 @@ def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmet
             click.echo(f"graph of {name} ({n} players) written to {dot}")
         first = False
     return EXIT_OK
+
+
+DIFF_EXIT = """\b
+Exit status:
+  0  A and B reach the same results from every situation of every game compared
+  1  they differ (each difference shown as a game under A and under B), or an exploration
+     stopped at a limit, so that agreement is not settled
+  2  bad input: a model or edition file (file:line:col), an unknown edition, or an option
+  3  an internal error in Endgame (please report it, with the traceback)"""
+
+
+def _side(spec: str, rules: str | None) -> tuple[Model, str]:
+    """A rule set named on the command line: a model folder, or an edition of --rules (the
+    bundled model by default), e.g. '2009' or 'current'."""
+    path = Path(spec)
+    if path.is_dir():
+        model = _model(spec)
+        return model, f"the rules in {spec}"
+    model = _model(rules, spec)
+    return model, f"edition {model.edition.name} ({model.edition.title})"
+
+
+@main.command("diff", epilog=DIFF_EXIT)
+@click.argument("a")
+@click.argument("b")
+@click.option("--rules", type=click.Path(file_okay=False), default=None,
+              help="The model whose editions A and B name (default: the bundled one).")
+@click.option("--config", multiple=True, help="Only this configuration (repeatable).")
+@click.option("--players", "players", default=None, metavar="COUNTS", callback=_player_counts,
+              help="Only these player counts ('3', '2..4'), among those each configuration explores.")
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+@click.option("--reports", default="reports", show_default=True, help="Directory for diff.md and diff.json.")
+@click.option("--no-reports", is_flag=True, help="Write no report files.")
+@_guard
+def diff_(a: str, b: str, rules: str | None, config: tuple[str, ...], players: tuple[int, ...] | None,
+          as_json: bool, reports: str, no_reports: bool) -> int:
+    """What changes between two rule sets, shown as games. A and B are editions of the model
+    (`verify list --editions`: current, 2009, ...) or model folders (a designer's copy of model/).
+    Every configuration and player count both explore is explored under each; every situation
+    (initial state) from which the results play can reach differ is reported, grouped by the
+    rule on the step where the games under A and B part, with both games side by side."""
+    ma, name_a = _side(a, rules)
+    mb, name_b = _side(b, rules)
+    result = diff_models(ma, mb, name_a, name_b, tuple(config) or None, players)
+    command = _command()
+    if not no_reports:
+        out = Path(reports)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "diff.md").write_text(diff_markdown(result, command), encoding="utf-8")
+        (out / "diff.json").write_text(json.dumps(diff_json(result, command), indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(diff_json(result, command), indent=2))
+    else:
+        click.echo(diff_text(result))
+        if not no_reports:
+            click.echo(f"reports: {Path(reports) / 'diff.md'}, {Path(reports) / 'diff.json'}")
+    return EXIT_OK if result.agree and result.settled else EXIT_FAIL
 
 
 SIMULATE_EXIT = """\b

@@ -61,13 +61,16 @@ class Options:
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
     """The properties named by *ids* (all when None), or a UsageError naming the unknown one."""
+    skip = model.edition.not_applicable  # properties of rules this edition lacks: never checked
     if not ids:
-        return list(model.properties)
+        return [p for p in model.properties if p.id not in skip]
     known = [p.id for p in model.properties]
     out = []
     for pid in ids:
         if pid not in known:
             raise UsageError(f"unknown property '{pid}'{suggest(pid, known)}; `verify list` shows them all")
+        if pid in skip:
+            raise UsageError(f"property '{pid}' does not apply to edition {model.edition.name}: {skip[pid]}")
         out.append(model.property(pid))
     return out
 
@@ -75,11 +78,14 @@ def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
 def games(model: Model, options: Options) -> list[tuple[str, int]]:
     """(configuration name, player count) pairs to check, in model order."""
     names = [c.name for c in model.configs]
+    skip = model.edition.configs_not_applicable
     if options.configs:
         for name in options.configs:
             if name not in names:
                 raise UsageError(f"unknown configuration '{name}'{suggest(name, names)}")
-    return [(c.name, n) for c in model.configs if not options.configs or c.name in options.configs
+            if name in skip:
+                raise UsageError(f"configuration '{name}' does not apply to edition {model.edition.name}: {skip[name]}")
+    return [(c.name, n) for c in model.configs if (c.name in options.configs if options.configs else c.name not in skip)
             for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
 
 

@@ -10,6 +10,7 @@ import hashlib
 import os
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -25,7 +26,9 @@ from verify.model.types import (
     LOOP_NAMES,
     PROPERTY_KINDS,
     TRANSITION_KINDS,
+    CURRENT,
     Config,
+    Edition,
     InitSpec,
     Model,
     ParamDecl,
@@ -282,13 +285,16 @@ class _Loader:
                 out.append(rule)
         return sorted(out, key=lambda r: _rule_order(r.id))
 
-    def rule(self, f: _File, i: int, spec: Any, vocab: Vocabulary, checker: TypeChecker) -> Rule | None:
-        at: tuple[object, ...] = ("rule", i)
+    def rule(self, f: _File, i: int, spec: Any, vocab: Vocabulary, checker: TypeChecker,
+             table: str = "rule", extra: Mapping[str, type | tuple[type, ...]] | None = None) -> Rule | None:
+        """The rule *spec*, the *i*-th of the file's ``[[table]]`` (an edition file's rules may
+        have *extra* keys, which the caller reads)."""
+        at: tuple[object, ...] = (table, i)
         if not isinstance(spec, dict):
-            self.err(f.loc(*at), "type", "each [[rule]] must be a table")
+            self.err(f.loc(*at), "type", f"each [[{table}]] must be a table")
             return None
         allowed = {"id": str, "cites": list, "text": str, "kind": str, "actor": str, "card": str,
-                   "defines": str, "when": str, "then": str}
+                   "defines": str, "when": str, "then": str, **(extra or {})}
         if not self.keys(f, spec, allowed, ("id", "text", "kind", "when"), at, "rule"):
             return None
         rid, kind = spec["id"], spec["kind"]
@@ -436,7 +442,7 @@ class _Loader:
         return out
 
     # -- configurations -----------------------------------------------------------
-    def configs(self, vocab: Vocabulary, rules: list[Rule]) -> list[Config]:
+    def configs(self, vocab: Vocabulary, rules: list[Rule], edition: Edition = CURRENT) -> list[Config]:
         path = self.root / "configs.toml"
         if not path.is_file():
             self.err(SourceLoc(self.display(path)), "missing", "the model needs a configs.toml")
@@ -537,6 +543,9 @@ class _Loader:
                 seats[idx] = {n: s for n, s in ((n, self.init_spec(f, seat_at + (n,), n, v, vocab, bounds, card_names))
                                                 for n, v in table.items()) if s is not None}
             actions = spec.get("actions")
+            if actions is not None and edition is not CURRENT:  # named by their current numbers
+                actions = [edition.number(a) if isinstance(a, str) else a for a in actions
+                           if not (isinstance(a, str) and a in edition.removed)]
             if actions is not None:
                 for a in actions:
                     if not isinstance(a, str) or not RULE_ID.match(a):
@@ -796,20 +805,23 @@ def _rule_order(rule_id: str) -> tuple[object, ...]:
     return (tuple(parts), tag)
 
 
-def load_model(root: Path | str | None = None) -> Model:
+def load_model(root: Path | str | None = None, edition: str | None = None) -> Model:
     """Load and check a model directory; raise :class:`ModelError` listing every problem.
+    *edition* names an edition of ``editions/`` (None or "current": the rules of ``rules/``).
 
     >>> model = load_model()
     >>> model.rule("104.4a").kind
     'clause'
+    >>> load_model(edition="2009").rule("119.2a").text.startswith("If an effect instructs")
+    True
     """
     path = Path(root) if root is not None else bundled_model_dir()
     if not path.is_dir():
         raise ModelError([Diagnostic(SourceLoc(str(path)), "missing", "no such model directory")])
-    key = _content_key(path)
+    key = (*_content_key(path), edition or CURRENT.name)
     model = _LOADED.get(key)
     if model is None:
-        model = _load(path)
+        model = _load(path, edition or CURRENT.name)
         _LOADED[key] = model
         while len(_LOADED) > 8:
             del _LOADED[next(iter(_LOADED))]
@@ -821,29 +833,37 @@ def load_model(root: Path | str | None = None) -> Model:
 # the same one. Any change to a rules file's bytes is a new key.
 # (The path as given and the working directory are part of the key: a model keeps its root, and
 # its warnings name files as seen from where it was loaded.)
-_LOADED: dict[tuple[str, str, str], Model] = {}
+_LOADED: dict[tuple[str, str, str, str], Model] = {}
 
 
 def _content_key(path: Path) -> tuple[str, str, str]:
     digest = hashlib.sha256()
     rules = sorted((path / "rules").glob("*.toml")) if (path / "rules").is_dir() else []
-    for f in [path / "state.toml", path / "properties.toml", path / "configs.toml", *rules]:
+    editions = sorted((path / "editions").glob("*.toml")) if (path / "editions").is_dir() else []
+    for f in [path / "state.toml", path / "properties.toml", path / "configs.toml", *rules, *editions]:
         data = f.read_bytes() if f.is_file() else b"\1missing"
         digest.update(f.name.encode() + b"\0" + data + b"\0")
     return str(path), os.getcwd(), digest.hexdigest()
 
 
-def _load(path: Path) -> Model:
+def _load(path: Path, edition_name: str) -> Model:
+    from verify.model.editions import apply_edition  # (it reads files the way this module does)
+
     loader = _Loader(path)
     vocab = loader.vocabulary()
     if vocab is None:
         raise ModelError(loader.diags)
     rules = loader.rules(vocab)
+    known = {x for r in rules for x in (r.id, r.cr, *r.cites)}  # properties name the current numbers
+    edition = CURRENT
+    if edition_name != CURRENT.name and not loader.diags:
+        rules, edition = apply_edition(loader, vocab, rules, edition_name)
+        known |= {x for r in rules for x in (r.id, r.cr, *r.cites)}
     loader.predicate_cycles(vocab, rules)
-    known = {x for r in rules for x in (r.id, r.cr, *r.cites)}
-    properties = loader.properties(vocab, known)
-    configs = loader.configs(vocab, rules)
+    properties = [replace(p, protects=tuple(dict.fromkeys(edition.number(x) for x in p.protects)))
+                  for p in loader.properties(vocab, known)]
+    configs = loader.configs(vocab, rules, edition)
     if loader.diags:
         bounds_only = all(d.code == "bounds" for d in loader.diags)
         raise (BoundsError if bounds_only else ModelError)(loader.diags)
-    return Model(path, vocab, tuple(rules), tuple(properties), tuple(configs), tuple(loader.warnings))
+    return Model(path, vocab, tuple(rules), tuple(properties), tuple(configs), tuple(loader.warnings), edition)

@@ -10,7 +10,7 @@ from verify.language.expr import Expr, Stmt, names
 from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES, ParamDecl, PredDecl, VarDecl, Vocabulary
 
 __all__ = [
-    "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model",
+    "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model", "Edition", "CURRENT", "renumber",
     "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
     "mandatoriness", "graph_names", "property_graph_names", "GRAPH_NAMES", "LOOP_NAMES", "CARD_GRAPH_NAMES", "LOOP_KINDS", "PLAY_KINDS",
 ]
@@ -49,6 +49,8 @@ class Rule:
     loc: SourceLoc = field(compare=False, repr=False)
     card: str | None = None  # a card variable: one instance of the rule per abstract card
     graph: bool = False  # the guard asks about the play graph (a loop rule, DESIGN §3)
+    # the rule's text in other languages, as (language, text) pairs (an edition's translation)
+    texts: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def cr(self) -> str:
@@ -59,8 +61,12 @@ class Rule:
     def is_transition(self) -> bool:
         return self.kind in TRANSITION_KINDS
 
-    def summary(self) -> str:
-        first = self.text.strip().split(". ")[0].strip()
+    def text_in(self, lang: str | None) -> str:
+        """The rule's text in *lang* where the model has it, else its own (English) text."""
+        return dict(self.texts).get(lang or "", self.text)
+
+    def summary(self, lang: str | None = None) -> str:
+        first = self.text_in(lang).strip().split(". ")[0].strip()
         return first if len(first) <= 90 else first[:87] + "..."
 
 
@@ -162,6 +168,63 @@ class Config:
 
 
 @dataclass(frozen=True)
+class Edition:
+    """Which edition of the Comprehensive Rules a model's rules are: the rules as written in
+    ``rules/`` (the current edition), or those an edition file of ``editions/`` makes of the
+    edition it names as its base, and so on back to the current one."""
+
+    name: str
+    title: str
+    source: str = ""
+    chain: tuple[str, ...] = ()  # the editions from the current one to this one, this one last
+    # each edition's renumbering of its base's numbers (a section '121', a rule '121.2c' or a
+    # rule id '121.1/effect'), in the order of the chain
+    maps: tuple[Mapping[str, str], ...] = ()
+    removed: Mapping[str, str] = field(default_factory=dict)  # current rule id -> why this edition lacks it
+    changes: Mapping[str, str] = field(default_factory=dict)  # rule id here -> how it differs from its base
+    differs: tuple[str, ...] = ()  # the rules here whose meaning is not their base's (or new here)
+    origin: Mapping[str, str] = field(default_factory=dict)  # rule id here -> its current rule id
+    # property id / configuration name -> why it does not apply to this edition
+    not_applicable: Mapping[str, str] = field(default_factory=dict)
+    configs_not_applicable: Mapping[str, str] = field(default_factory=dict)
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+    def number(self, current: str) -> str:
+        """The number here of what the current edition numbers *current* (a rule id or a CR
+        number; the same where no edition between renumbers it)."""
+        for m in self.maps:
+            current = renumber(current, m)
+        return current
+
+    def current(self, rule_id: str) -> str | None:
+        """The current edition's id of this edition's rule *rule_id* (None: new in an edition)."""
+        return self.origin.get(rule_id, rule_id if not self.chain else None)
+
+
+def renumber(number: str, table: Mapping[str, str]) -> str:
+    """*number* under one edition's renumbering *table*: the rule id itself, else its CR
+    number (a tag kept), else its section.
+
+    >>> renumber("121.2c/effect", {"121": "119", "121.2c": "119.2a"})
+    '119.2a/effect'
+    >>> renumber("121.4", {"121": "119"})
+    '119.4'
+    """
+    if number in table:
+        return table[number]
+    cr, slash, tag = number.partition("/")
+    if cr in table:
+        return table[cr] + slash + tag
+    section = cr.split(".", 1)[0]
+    if section in table:
+        return table[section] + cr[len(section):] + slash + tag
+    return number
+
+
+CURRENT = Edition("current", "the rules in force (the model's rules/ folder)")
+
+
+@dataclass(frozen=True)
 class Model:
     root: Path
     vocab: Vocabulary
@@ -169,6 +232,7 @@ class Model:
     properties: tuple[Property, ...]
     configs: tuple[Config, ...]
     warnings: tuple[Diagnostic, ...] = ()
+    edition: Edition = CURRENT
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:

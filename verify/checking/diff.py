@@ -1,0 +1,389 @@
+"""What changes between two rule sets, shown as games (``verify diff A B``).
+
+Both rule sets are explored on every configuration and player count they share. A game's
+situations are its initial states; from each, the *results* play can reach are collected: every
+way the game can end (who won, lost or drew), a play that can never end (a cycle nothing leads
+out of), a state where play is stuck, and play cut off by the configuration's bounds. Where the
+two sets differ for a situation, the result one rule set reaches and the other does not is shown
+as a game under each: the shortest play to it under the first, and the same steps under the
+second as far as it allows them, then its own shortest way to a result. The rule on the step
+where the two games part is the one that makes the difference (its guard, its effect, or its
+absence), and differences are grouped by it.
+
+Every trace shown is replayed through its own rule set's semantics first.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import networkx as nx
+
+from verify.checking.trace import Trace, replay, trace_from_path
+from verify.errors import UsageError
+from verify.explicit.budget import Budget, Limits
+from verify.explicit.drift import game_drift
+from verify.explicit.explore import StateGraph, explore
+from verify.model.state import State
+from verify.language.expr import names
+from verify.model.types import Model, Rule
+
+__all__ = ["Difference", "GameDiff", "DiffResult", "diff_models", "MAX_SHOWN"]
+
+MAX_SHOWN = 400  # differing situations traced per game (their count is always exact)
+NEVER_ENDS, STUCK, CUT = "never ends", "stuck", "beyond the bounds"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the two rule sets part, with the shortest game that shows it under each."""
+
+    rule: str  # the current edition's number of the rule that makes the difference
+    number_a: str | None  # its number in A and B (None: that rule set lacks it)
+    number_b: str | None
+    how: str  # what differs: the rule's guard, its effect, or whether it exists
+    result: str  # the result one side reaches from the situation and the other does not
+    only_in: str  # "A" or "B": the side that reaches it
+    results_a: tuple[str, ...]  # every result each side reaches from the situation
+    results_b: tuple[str, ...]
+    trace_a: Trace
+    trace_b: Trace
+    part: int  # the number of steps both traces share before they part
+    games: tuple[str, ...] = ()  # every game where this rule makes a difference ("name (Np)")
+    situations: int = 1  # situations in those games that it makes differ
+
+
+@dataclass(frozen=True)
+class GameDiff:
+    config: str
+    players: int
+    states_a: int
+    states_b: int
+    situations: int
+    differing: int
+    complete: bool  # neither exploration stopped at a limit
+    cut: bool  # some play left a bound (results past it are unknown: 'beyond the bounds')
+
+
+@dataclass
+class DiffResult:
+    a: str
+    b: str
+    games: list[GameDiff] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
+
+    @property
+    def agree(self) -> bool:
+        return not self.differences
+
+    @property
+    def settled(self) -> bool:
+        return all(g.complete for g in self.games)
+
+
+class _Side:
+    """One rule set's explored game: each node's own results and those it can reach."""
+
+    def __init__(self, model: Model, g: StateGraph):
+        self.model, self.g = model, g
+        layout = g.layout
+        self.phase = layout.slot("phase")
+        over = model.vocab.enums["phase"].index("over") if "over" in model.vocab.enums.get("phase", ()) else -1
+        status = [layout.slot("status", p) for p in range(layout.n)]
+        names = model.vocab.enums.get("status", ())
+        self.out: list[list[int]] = [[] for _ in g.states]
+        for e, s in enumerate(g.src):
+            self.out[s].append(e)
+        own: list[frozenset[str]] = []
+        for i, st in enumerate(g.states):
+            if st[self.phase] == over:
+                own.append(frozenset({" ".join(f"P{p} {names[int(st[k])]}" for p, k in enumerate(status))}))
+            elif g.cut[i]:
+                own.append(frozenset({CUT}))
+            elif not self.out[i]:
+                own.append(frozenset({STUCK}))
+            else:
+                own.append(frozenset())
+        dg = nx.DiGraph()
+        dg.add_nodes_from(range(len(g.states)))
+        dg.add_edges_from(zip(g.src, g.dst))
+        cond = nx.condensation(dg)
+        member = cond.graph["mapping"]
+        reach: dict[int, frozenset[str]] = {}
+        for c in reversed(list(nx.topological_sort(cond))):
+            nodes = cond.nodes[c]["members"]
+            mine = frozenset().union(*(own[v] for v in nodes))
+            succ = list(cond.successors(c))
+            if not succ and (len(nodes) > 1 or any(dg.has_edge(v, v) for v in nodes)):
+                mine |= {NEVER_ENDS}  # a cycle nothing leads out of
+                for v in nodes:
+                    own[v] = own[v] | {NEVER_ENDS}
+            reach[c] = mine.union(*(reach[d] for d in succ))
+        self.own = own
+        self.reach = [reach[member[v]] for v in range(len(g.states))]
+
+    def node(self, s: State) -> int | None:
+        try:
+            return self.g.node_of(s)
+        except KeyError:
+            return None
+
+    def origin(self, rule_id: str) -> str:
+        return self.model.edition.current(rule_id) or rule_id
+
+    def shortest(self, start: int, goal: str | None) -> list[tuple[int, int]]:
+        """The shortest path [(node, instance)] from *start* to a node whose own results hold
+        *goal* (any result when None)."""
+        parent: dict[int, tuple[int, int]] = {start: (-1, -1)}
+        queue = deque([start])
+        while queue:
+            v = queue.popleft()
+            if (goal in self.own[v]) if goal is not None else bool(self.own[v]):
+                path = []
+                while v != -1:
+                    p, k = parent[v]
+                    path.append((v, k))
+                    v = p
+                return path[::-1]
+            for e in self.out[v]:
+                d = self.g.dst[e]
+                if d not in parent:
+                    parent[d] = (v, self.g.lab[e])
+                    queue.append(d)
+        return [(start, -1)]
+
+    def trace(self, path: list[tuple[int, int]], message: str) -> Trace:
+        states, path = self.g.unfold(path, None)
+        t = trace_from_path("diff", self.g.config.name, self.g.layout, path, states, self.g.instances,
+                            "difference", "state", message)
+        replay(t, self.g.instances)
+        return t
+
+
+def _meaning(r: Rule) -> tuple[object, ...]:
+    return (r.kind, r.actor, r.card, r.defines, r.when, r.then)
+
+
+class _Blame:
+    """Which rules mean something else in A than in B (or exist in one only), by their current
+    numbers; and, for a rule on a step, those among them it reads through the predicates it uses."""
+
+    def __init__(self, ma: Model, mb: Model):
+        def by_origin(m: Model) -> dict[str, Rule]:
+            return {m.edition.current(r.id) or r.id: r for r in m.rules}
+        ra, rb = by_origin(ma), by_origin(mb)
+        self.differs = {k for k in ra.keys() | rb.keys()
+                        if k not in ra or k not in rb or _meaning(ra[k]) != _meaning(rb[k])}
+        self.rules = {**rb, **ra}
+        self.defines: dict[str, list[str]] = {}
+        for k, r in list(rb.items()) + list(ra.items()):
+            if r.defines is not None and k not in self.defines.get(r.defines, []):
+                self.defines.setdefault(r.defines, []).append(k)
+
+    def blame(self, rule: str) -> list[str]:
+        """*rule* itself if its meaning differs, else the differing clauses it reads."""
+        if rule in self.differs:
+            return [rule]
+        seen, todo, out = {rule}, [rule], []
+        while todo:
+            r = self.rules.get(todo.pop())
+            if r is None:
+                continue
+            for name in set().union(names(r.when), *(names(a) for a in r.then)):
+                for k in self.defines.get(name, ()):
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+                        if k in self.differs:
+                            out.append(k)
+        return sorted(out)
+
+
+def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, str, str, str]:
+    """Follow *x*'s path in *y* as far as *y* allows the same steps: *y*'s path so far, the number
+    of steps shared, and the rule (current number) on the step where they part, with its number
+    on the side that took it and what differs."""
+    ynode = y.node(x.g.states[path[0][0]])
+    assert ynode is not None
+    ypath = [(ynode, -1)]
+    for i in range(1, len(path)):
+        node, k = path[i]
+        inst = x.g.instances[k]
+        want = x.g.states[node]
+        origin = x.origin(inst.rule.id)
+        same_rule = [e for e in y.out[ypath[-1][0]]
+                     if y.origin(y.g.instances[y.g.lab[e]].rule.id) == origin
+                     and (y.g.instances[y.g.lab[e]].actor, y.g.instances[y.g.lab[e]].card) == (inst.actor, inst.card)]
+        step = next((e for e in same_rule if y.g.dst[e] == y.node(want)), None)
+        if step is None:
+            has = any(y.origin(r.id) == origin for r in y.model.rules)
+            how = ("its effect" if same_rule else "its guard" if has else "whether it exists")
+            return ypath, i - 1, origin, inst.rule.id, how
+        ypath.append((y.g.dst[step], y.g.lab[step]))
+    # x's whole path is allowed in y: y goes on where x stopped (a step x does not have)
+    e = y.out[ypath[-1][0]][0] if y.out[ypath[-1][0]] else None
+    if e is not None:
+        rule = y.g.instances[y.g.lab[e]].rule.id
+        return ypath, len(path) - 1, y.origin(rule), rule, "its guard"
+    return ypath, len(path) - 1, "", "", "the result of the same play"
+
+
+def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
+          found: dict[str, list[Difference]], blame: _Blame) -> None:
+    ga, gb = _explore(ma, config, n), _explore(mb, config, n)
+    a, b = _Side(ma, ga), _Side(mb, gb)
+    differing = 0
+    shown = 0
+    label = f"{config} ({n}p)"
+    mine: dict[str, Difference] = {}
+    plays: dict[str, Difference] = {}
+    for start in range(ga.n_initial):
+        s = ga.states[start]
+        bstart = b.node(s)
+        if bstart is None:
+            continue
+        ra, rb = a.reach[start], b.reach[bstart]
+        if ra == rb:
+            continue
+        differing += 1
+        if shown >= MAX_SHOWN:
+            continue
+        shown += 1
+        # a real result before 'beyond the bounds', the first side's before the second's
+        extra = sorted(ra - rb, key=lambda r: (r == CUT, r)) + sorted(rb - ra, key=lambda r: (r == CUT, r))
+        result = extra[0]
+        x, y, side = (a, b, "A") if result in ra else (b, a, "B")
+        xpath = x.shortest(x.node(s) or 0, result)
+        ypath, part, rule, number, how = _follow(x, y, xpath)
+        blamed = blame.blame(rule) if rule else []
+        if blamed and blamed != [rule]:  # the step's rule reads a clause that differs
+            how = f"{how} ({rule}, through {'/'.join(blamed)})"
+            rule, number = "+".join(blamed), ""
+        ytail = y.shortest(ypath[-1][0], None)
+        ypath = ypath + ytail[1:]
+        ends_x = ", ".join(sorted(x.reach[xpath[0][0]]))
+        ends_y = ", ".join(sorted(y.reach[ypath[0][0]]))
+        tx = x.trace(xpath, f"reaches: {result}; from here this side can reach: {ends_x}")
+        ty = y.trace(ypath, f"never reaches '{result}'; from here this side can reach: {ends_y}")
+        ta, tb = (tx, ty) if side == "A" else (ty, tx)
+        key = rule or "(the same play ends otherwise)"
+        if number:
+            num_other = next((r.id for r in y.model.rules if y.origin(r.id) == rule), None)
+            na, nb = (number, num_other) if side == "A" else (num_other, number)
+        else:  # several clauses, or one read through the step's rule: named by their current numbers
+            na = nb = None
+        d = Difference(key, na, nb, how, result, side, tuple(sorted(ra)), tuple(sorted(rb)), ta, tb, part,
+                       (label,), 1)
+        best = mine.get(key)
+        if best is None:
+            mine[key] = d
+        else:
+            shorter = len(d.trace_a.steps) + len(d.trace_b.steps) < len(best.trace_a.steps) + len(best.trace_b.steps)
+            mine[key] = d if shorter else best
+            mine[key] = _count(mine[key], best.situations + 1)
+    # play one side allows and the other never does: the first state of it each side reaches
+    # (whose predecessor on its shortest path both reach), for the rules not already shown
+    for x, y, side in ((a, b, "A"), (b, a, "B")):
+        for v in range(len(x.g.states)):
+            p = x.g.parent[v]
+            if p < 0 or y.node(x.g.states[v]) is not None or y.node(x.g.states[p]) is None:
+                continue
+            xpath = _path(x.g, v)
+            ybase = y.node(x.g.states[p])
+            assert ybase is not None
+            ypath = _path(y.g, ybase)
+            _, _, rule, number, how = _follow(x, y, [(p, -1), xpath[-1]])
+            blamed = blame.blame(rule)
+            if blamed and blamed != [rule]:
+                how = f"{how} ({rule}, through {'/'.join(blamed)})"
+                rule, number = "+".join(blamed), ""
+            if rule in mine or rule in plays:
+                if rule in plays:
+                    plays[rule] = _count(plays[rule], plays[rule].situations + 1)
+                continue
+            ypath = ypath + y.shortest(ybase, None)[1:]
+            tx = x.trace(xpath, "reaches a state the other side never reaches (its last)")
+            ty = y.trace(ypath, "never reaches it; the same state before the last step, then its own shortest "
+                         "way to a result")
+            ta, tb = (tx, ty) if side == "A" else (ty, tx)
+            shared = sum(1 for _ in _common(ta, tb))
+            if number:
+                num_other = next((r.id for r in y.model.rules if y.origin(r.id) == rule), None)
+                na, nb = (number, num_other) if side == "A" else (num_other, number)
+            else:
+                na = nb = None
+            plays[rule] = Difference(rule, na, nb, how, "a state of play", side, (), (), ta, tb, shared,
+                                     (label,), 1)
+    for key, d in list(mine.items()) + list(plays.items()):
+        found.setdefault(key, []).append(d)
+    out.games.append(GameDiff(config, n, len(ga.states), len(gb.states), ga.n_initial, differing,
+                              ga.complete and gb.complete, any(ga.cut) or any(gb.cut)))
+
+
+def _explore(model: Model, name: str, n: int) -> StateGraph:
+    """The whole game within the configuration's bounds and state limit (and the memory limit);
+    no rotation of the seats, so that the two rule sets' states are compared as they are."""
+    config = model.config(name)
+    budget = Budget(Limits(config.max_states, f"max_states of configuration '{name}' in configs.toml"))
+    return explore(model, config, n, budget=budget, drift=game_drift(model, config))
+
+
+def _path(g: StateGraph, v: int) -> list[tuple[int, int]]:
+    """The shortest path [(node, instance)] from an initial state to *v* (the BFS tree's)."""
+    path = []
+    while v >= 0:
+        path.append((v, g.via[v]))
+        v = g.parent[v]
+    return path[::-1]
+
+
+def _common(ta: Trace, tb: Trace) -> Iterator[int]:
+    """The steps both traces share from their start."""
+    for i, (sa, sb) in enumerate(zip(ta.steps, tb.steps)):
+        if (sa.state, sa.actor, sa.card) != (sb.state, sb.actor, sb.card):
+            return
+        yield i
+
+
+def _count(d: Difference, situations: int) -> Difference:
+    return Difference(d.rule, d.number_a, d.number_b, d.how, d.result, d.only_in, d.results_a, d.results_b,
+                      d.trace_a, d.trace_b, d.part, d.games, situations)
+
+
+def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] | None = None,
+                players: tuple[int, ...] | None = None) -> DiffResult:
+    """Every difference between the games of *ma* and *mb* (named *a* and *b* in the output)
+    on the configurations and player counts both explore."""
+    if ma.vocab.vars.keys() != mb.vocab.vars.keys() or ma.vocab.enums != mb.vocab.enums:
+        raise UsageError(f"{a} and {b} declare different state variables (state.toml): a diff compares "
+                         "games over one vocabulary")
+    out = DiffResult(a, b)
+    names_b = {c.name for c in mb.configs}
+    known = [c.name for c in ma.configs]
+    for name in configs or ():
+        if name not in known:
+            raise UsageError(f"unknown configuration '{name}'")
+    found: dict[str, list[Difference]] = {}
+    blame = _Blame(ma, mb)
+    for c in ma.configs:
+        if configs and c.name not in configs:
+            continue
+        why = (ma.edition.configs_not_applicable.get(c.name) or mb.edition.configs_not_applicable.get(c.name)
+               or (None if c.name in names_b else f"{b} has no configuration '{c.name}'"))
+        if why:
+            out.skipped.append((f"configuration {c.name}", why))
+            continue
+        for n in c.players:
+            if (players and n not in players) or not c.explores(n):
+                continue
+            _game(ma, mb, c.name, n, out, found, blame)
+    for key, ds in found.items():
+        best = min(ds, key=lambda d: (len(d.trace_a.steps) + len(d.trace_b.steps), d.trace_a.config))
+        games = tuple(g for d in ds for g in d.games)
+        out.differences.append(Difference(best.rule, best.number_a, best.number_b, best.how, best.result,
+                                           best.only_in, best.results_a, best.results_b, best.trace_a,
+                                           best.trace_b, best.part, games, sum(d.situations for d in ds)))
+    out.differences.sort(key=lambda d: (d.rule == "", d.rule))
+    return out
