@@ -50,7 +50,7 @@ def materialize(spec: Broken, dest: Path) -> None:
     checked against)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(MODEL, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py", "scenarios", "mutants.toml"))
+    shutil.copytree(MODEL, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py", "scenarios", "mutants.toml", "editions"))
     for file, old, new in spec.edits:
         target = dest / file
         text = target.read_text(encoding="utf-8")

@@ -88,6 +88,25 @@ def test_an_edition_against_itself_differs_nowhere() -> None:
     m = load_model(edition="2009")
     result = diff_models(m, m, "2009", "2009", ("effects", "two-headed-giant-draws", "loop-pair"))
     assert result.agree and result.settled and len(result.games) == 3
+    assert [g.outcome for g in result.symbolic] == ["same steps"] * 3
+
+
+def test_z3_finds_where_the_editions_part_for_all_counter_values() -> None:
+    """two-headed-giant is not explored (four counters a head): Z3 alone finds its two changes,
+    each after a play both editions allow, with the traces replayed through each edition."""
+    old, new = load_model(edition="2009"), load_model()
+    result = diff_models(old, new, "2009", "current", ("two-headed-giant",), engine="z3")
+    assert not result.games  # nothing explored
+    (game,) = result.symbolic
+    assert game.outcome == "parts" and "121.2d" in game.text and "704.5c+704.6b" in game.text
+    found = {d.rule: d for d in result.differences}
+    assert found.keys() == {"121.2d", "704.5c+704.6b"}
+    poison = found["704.5c+704.6b"]
+    assert poison.only_in == "A"  # a head's ten poison counters take the team out only in 2009
+    last = poison.trace_a.steps[-1]
+    assert last.rule == "704.3" and len(poison.trace_b.steps) == len(poison.trace_a.steps) - 1
+    draws = found["121.2d"]
+    assert draws.only_in == "B" and draws.trace_b.steps[-1].rule in ("121.2", "121.4")
 
 
 def test_the_2009_edition_against_today_shows_each_change_of_section_11_as_games() -> None:
@@ -101,7 +120,7 @@ def test_the_2009_edition_against_today_shows_each_change_of_section_11_as_games
         "704.5c+704.6b": "two-headed-giant-poison",  # April 2011: a Two-Headed Giant team's fifteen poison
     }
     old, new = load_model(edition="2009"), load_model()
-    result = diff_models(old, new, "2009", "current", tuple(sorted(set(spans.values()))))
+    result = diff_models(old, new, "2009", "current", tuple(sorted(set(spans.values()))), engine="explicit")
     found = {d.rule: d for d in result.differences}
     assert found.keys() == spans.keys()
     for rule, config in spans.items():
@@ -132,3 +151,20 @@ def test_verify_diff_exit_status_and_reports(tmp_path: Path) -> None:
     assert "| step | under A | under B |" in (tmp_path / "r" / "diff.md").read_text(encoding="utf-8")
     bad = CliRunner().invoke(main, ["diff", "2009", "1999"])
     assert bad.exit_code == 2 and "no edition '1999'" in bad.output
+
+
+def test_one_situation_under_two_editions(tmp_path: Path) -> None:
+    """--scenario: the case library's "can't win, last player standing" (today Alice wins when
+    Bob leaves; in 2009 she can't, and the game goes on) under both editions, as two games."""
+    scenario = bundled_model_dir() / "scenarios" / "cant-win-last-player-standing.toml"
+    run = CliRunner().invoke(main, ["diff", "2009", "current", "--scenario", str(scenario), "--no-reports", "--json"])
+    assert run.exit_code == 1, run.output
+    data = json.loads(run.output)
+    (d,) = data["differences"]
+    assert d["rule"] == "104.2a" and d["result"] == "game goes on (Bob lost)" and d["only_in"] == "A"
+    assert d["results_b"] == ["Alice wins"]
+    rules_a = [s["#meta"]["rule"] for s in d["trace_a"]["states"][1:]]
+    rules_b = [s["#meta"]["rule"] for s in d["trace_b"]["states"][1:]]
+    assert "117.3/lose" in rules_a and "119.3/lose" in rules_b  # each edition's own numbers
+    same = CliRunner().invoke(main, ["diff", "current", "current", "--scenario", str(scenario), "--no-reports"])
+    assert same.exit_code == 0, same.output

@@ -20,6 +20,7 @@ import click
 
 from verify.checking.cache import DEFAULT_CACHE_DIR
 from verify.checking.diff import diff_models
+from verify.symbolic.product import DEFAULT_PRODUCT_DEPTH, DEFAULT_PRODUCT_RLIMIT
 from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
 from verify.checking.symbolic import (
     DEFAULT_DEPTH,
@@ -44,6 +45,7 @@ from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
 from verify.output.text import SHOWN_STEPS, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
+from verify.scenarios.diff import diff_scenario
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
     LIBRARY,
@@ -375,20 +377,21 @@ def list_(rules: str | None, edition: str | None, lang: str | None, list_edition
 
 @main.command("explore", epilog=EXIT_CODES)
 @click.option("--rules", type=click.Path(file_okay=False), default=None, help="Model directory.")
+@EDITION_OPTION
 @click.option("--config", multiple=True, help="Only this configuration (repeatable).")
 @click.option("--dot", type=click.Path(dir_okay=False), default=None,
               help="Write the state graph of the first game as Graphviz DOT (small graphs only).")
 @click.option("--symmetry", is_flag=True,
               help="One state per rotation of the seats, where Z3 proves the rules symmetric.")
 @_guard
-def explore_(rules: str | None, config: tuple[str, ...], dot: str | None, symmetry: bool) -> int:
+def explore_(rules: str | None, edition: str | None, config: tuple[str, ...], dot: str | None, symmetry: bool) -> int:
     """Count the reachable states of each configuration and player count.
 
     Also counts the strongly connected components that contain a cycle (plays
     that can repeat), found by networkx on the explored graph. With --symmetry
     the counts are of rotation classes, where the seats are proved symmetric.
     """
-    model = _model(rules)
+    model = _model(rules, edition)
     names = [c.name for c in model.configs]
     click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6} "
                f"{'cyclic SCCs':>12}  complete")
@@ -437,12 +440,22 @@ def _side(spec: str, rules: str | None) -> tuple[Model, str]:
 @click.option("--config", multiple=True, help="Only this configuration (repeatable).")
 @click.option("--players", "players", default=None, metavar="COUNTS", callback=_player_counts,
               help="Only these player counts ('3', '2..4'), among those each configuration explores.")
+@click.option("--scenario", type=click.Path(dir_okay=False), default=None,
+              help="Only this situation: a scenario file, played under A and under B.")
+@click.option("--engine", type=click.Choice(ENGINES), default="both", show_default=True,
+              help="explicit: explore both on the counts a configuration explores; z3: ask Z3, for all counter "
+                   "values, on every count; both: each.")
+@click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_PRODUCT_DEPTH, show_default=True,
+              help="Longest play Z3 searches before a parting step, in steps.")
+@click.option("--rlimit", type=click.IntRange(1, MAX_RLIMIT), default=DEFAULT_PRODUCT_RLIMIT, show_default=True,
+              help="Z3 budget per game, in Z3's resource units (not settled when spent).")
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
 @click.option("--reports", default="reports", show_default=True, help="Directory for diff.md and diff.json.")
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
 @_guard
 def diff_(a: str, b: str, rules: str | None, config: tuple[str, ...], players: tuple[int, ...] | None,
-          as_json: bool, reports: str, no_reports: bool) -> int:
+          scenario: str | None, engine: str, depth: int, rlimit: int, as_json: bool, reports: str,
+          no_reports: bool) -> int:
     """What changes between two rule sets, shown as games. A and B are editions of the model
     (`verify list --editions`: current, 2009, ...) or model folders (a designer's copy of model/).
     Every configuration and player count both explore is explored under each; every situation
@@ -450,7 +463,11 @@ def diff_(a: str, b: str, rules: str | None, config: tuple[str, ...], players: t
     rule on the step where the games under A and B part, with both games side by side."""
     ma, name_a = _side(a, rules)
     mb, name_b = _side(b, rules)
-    result = diff_models(ma, mb, name_a, name_b, tuple(config) or None, players)
+    if scenario is not None:
+        result = diff_scenario(ma, mb, name_a, name_b, scenario)
+    else:
+        result = diff_models(ma, mb, name_a, name_b, tuple(config) or None, players, engine=engine, depth=depth,
+                             rlimit=rlimit)
     command = _command()
     if not no_reports:
         out = Path(reports)
@@ -478,6 +495,7 @@ Exit status:
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--rules", type=click.Path(file_okay=False), default=None,
               help="Model directory to play the scenarios with instead of the bundled one.")
+@EDITION_OPTION
 @click.option("--dot", type=click.Path(dir_okay=False), default=None,
               help="Write the explored situation as Graphviz DOT, outcomes marked (one scenario only).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes and their traces as JSON.")
@@ -489,12 +507,12 @@ Exit status:
                    "a terminal shows.")
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
 @_guard
-def simulate_(files: tuple[str, ...], rules: str | None, dot: str | None, as_json: bool, timeout: float,
+def simulate_(files: tuple[str, ...], rules: str | None, edition: str | None, dot: str | None, as_json: bool, timeout: float,
               max_memory: int | None, reports: str, no_reports: bool) -> int:
     """Play scenario FILES (model/scenarios/*.toml) through the rules; print every outcome and its trace."""
     if dot and len(files) != 1:
         raise UsageError("--dot writes the graph of one scenario; give exactly one file")
-    model = _model(rules)
+    model = _model(rules, edition)
     scenarios = [load_scenario(f, model) for f in files]  # every file is checked before anything is played
     code = EXIT_OK
     out = []

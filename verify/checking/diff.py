@@ -15,72 +15,25 @@ Every trace shown is replayed through its own rule set's semantics first.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Iterator
 
 import networkx as nx
 
+from verify.checking.blame import Blame
+from verify.checking.differences import CUT, NEVER_ENDS, STUCK, Difference, DiffResult, GameDiff, SymbolicGame
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.errors import UsageError
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import game_drift
 from verify.explicit.explore import StateGraph, explore
-from verify.model.state import State
-from verify.language.expr import names
-from verify.model.types import Model, Rule
+from verify.model.state import State, is_initial
+from verify.model.types import Model
+from verify.symbolic.product import DEFAULT_PRODUCT_DEPTH, DEFAULT_PRODUCT_RLIMIT, Parting, Product
 
-__all__ = ["Difference", "GameDiff", "DiffResult", "diff_models", "MAX_SHOWN"]
+__all__ = ["diff_models", "MAX_SHOWN"]
 
 MAX_SHOWN = 400  # differing situations traced per game (their count is always exact)
-NEVER_ENDS, STUCK, CUT = "never ends", "stuck", "beyond the bounds"
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One way the two rule sets part, with the shortest game that shows it under each."""
-
-    rule: str  # the current edition's number of the rule that makes the difference
-    number_a: str | None  # its number in A and B (None: that rule set lacks it)
-    number_b: str | None
-    how: str  # what differs: the rule's guard, its effect, or whether it exists
-    result: str  # the result one side reaches from the situation and the other does not
-    only_in: str  # "A" or "B": the side that reaches it
-    results_a: tuple[str, ...]  # every result each side reaches from the situation
-    results_b: tuple[str, ...]
-    trace_a: Trace
-    trace_b: Trace
-    part: int  # the number of steps both traces share before they part
-    games: tuple[str, ...] = ()  # every game where this rule makes a difference ("name (Np)")
-    situations: int = 1  # situations in those games that it makes differ
-
-
-@dataclass(frozen=True)
-class GameDiff:
-    config: str
-    players: int
-    states_a: int
-    states_b: int
-    situations: int
-    differing: int
-    complete: bool  # neither exploration stopped at a limit
-    cut: bool  # some play left a bound (results past it are unknown: 'beyond the bounds')
-
-
-@dataclass
-class DiffResult:
-    a: str
-    b: str
-    games: list[GameDiff] = field(default_factory=list)
-    differences: list[Difference] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
-
-    @property
-    def agree(self) -> bool:
-        return not self.differences
-
-    @property
-    def settled(self) -> bool:
-        return all(g.complete for g in self.games)
+MAX_PARTINGS = 6  # rules Z3 looks for a parting step of, one after another, in one game
 
 
 class _Side:
@@ -162,45 +115,6 @@ class _Side:
         return t
 
 
-def _meaning(r: Rule) -> tuple[object, ...]:
-    return (r.kind, r.actor, r.card, r.defines, r.when, r.then)
-
-
-class _Blame:
-    """Which rules mean something else in A than in B (or exist in one only), by their current
-    numbers; and, for a rule on a step, those among them it reads through the predicates it uses."""
-
-    def __init__(self, ma: Model, mb: Model):
-        def by_origin(m: Model) -> dict[str, Rule]:
-            return {m.edition.current(r.id) or r.id: r for r in m.rules}
-        ra, rb = by_origin(ma), by_origin(mb)
-        self.differs = {k for k in ra.keys() | rb.keys()
-                        if k not in ra or k not in rb or _meaning(ra[k]) != _meaning(rb[k])}
-        self.rules = {**rb, **ra}
-        self.defines: dict[str, list[str]] = {}
-        for k, r in list(rb.items()) + list(ra.items()):
-            if r.defines is not None and k not in self.defines.get(r.defines, []):
-                self.defines.setdefault(r.defines, []).append(k)
-
-    def blame(self, rule: str) -> list[str]:
-        """*rule* itself if its meaning differs, else the differing clauses it reads."""
-        if rule in self.differs:
-            return [rule]
-        seen, todo, out = {rule}, [rule], []
-        while todo:
-            r = self.rules.get(todo.pop())
-            if r is None:
-                continue
-            for name in set().union(names(r.when), *(names(a) for a in r.then)):
-                for k in self.defines.get(name, ()):
-                    if k not in seen:
-                        seen.add(k)
-                        todo.append(k)
-                        if k in self.differs:
-                            out.append(k)
-        return sorted(out)
-
-
 def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, str, str, str]:
     """Follow *x*'s path in *y* as far as *y* allows the same steps: *y*'s path so far, the number
     of steps shared, and the rule (current number) on the step where they part, with its number
@@ -231,7 +145,7 @@ def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple
 
 
 def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
-          found: dict[str, list[Difference]], blame: _Blame) -> None:
+          found: dict[str, list[Difference]], blame: Blame) -> None:
     ga, gb = _explore(ma, config, n), _explore(mb, config, n)
     a, b = _Side(ma, ga), _Side(mb, gb)
     differing = 0
@@ -352,10 +266,75 @@ def _count(d: Difference, situations: int) -> Difference:
                       d.trace_a, d.trace_b, d.part, d.games, situations)
 
 
+def _symbolic(ma: Model, mb: Model, config: str, n: int, out: DiffResult, found: dict[str, list[Difference]],
+              blame: Blame, depth: int, rlimit: int) -> None:
+    """Z3 on one game, for every counter value: the same steps everywhere, or the first parting
+    step after a play both allow (its traces replayed), or neither."""
+    p = Product(ma, mb, ma.config(config), mb.config(config), n, rlimit)
+    label = f"{config} ({n}p)"
+    loops = sorted(k for k in blame.differs if k in blame.rules and blame.rules[k].graph)
+    aside = f" (the loop rules aside: {', '.join(loops)} differ, which the explicit diff compares)" if loops else \
+        " (the loop rules aside)"
+    same = p.same_steps()
+    if same:
+        out.symbolic.append(SymbolicGame(config, n, "same steps", "Z3 proved that A and B allow the same steps from "
+                                         f"every state, for all counter values{aside}"))
+        return
+    # each parting step found, its rule is left out of the next search: every rule that makes
+    # the two part, up to MAX_PARTINGS of them
+    skip: dict[str, set[str]] = {"A": set(), "B": set()}
+    rules: list[str] = []
+    part = p.first_parting(depth)
+    while isinstance(part, Parting):
+        d = _parting_difference(p, part, ma, mb, config, blame, label)
+        found.setdefault(d.rule, []).append(d)
+        rules.append(d.rule)
+        last = (part.labels_a if part.side == "A" else part.labels_b)[-1]
+        skip[part.side].add(p.instances(part.side)[last].rule.id)
+        if len(rules) >= MAX_PARTINGS:
+            break
+        part = p.first_parting(depth, (frozenset(skip["A"]), frozenset(skip["B"])))
+    if rules:
+        out.symbolic.append(SymbolicGame(config, n, "parts", "Z3 found plays both allow, each ending in a step only "
+                                         f"one allows, on the rules {', '.join(dict.fromkeys(rules))}"))
+        return
+    why = part if isinstance(part, str) else (
+        f"some state of the domain has a step only one rule set allows, but Z3 found none after a play "
+        f"both allow within {depth} steps" if same is False else
+        f"the Z3 budget of {rlimit:,} units for this game was spent (raise it with --rlimit)")
+    out.symbolic.append(SymbolicGame(config, n, "not settled", why))
+
+
+def _parting_difference(p: Product, part: Parting, ma: Model, mb: Model, config: str, blame: Blame,
+                        label: str) -> Difference:
+    traces: dict[str, Trace] = {}
+    for side, model, labels in (("A", ma, part.labels_a), ("B", mb, part.labels_b)):
+        insts = p.instances(side)
+        states = list(part.states[:len(labels) + 1])
+        path = [(0, -1)] + [(i + 1, k) for i, k in enumerate(labels)]
+        mine = side == part.side
+        t = trace_from_path("diff", config, p.layout, path, states, insts, "difference", "state",
+                            "takes the parting step (its last), for these counter values" if mine else
+                            "allows every step of the play but the last: no rule of it leads there")
+        replay(t, insts, initial_ok=is_initial(p.layout, model.config(config), states[0], released=True))
+        traces[side] = t
+    x = ma if part.side == "A" else mb
+    last = p.instances(part.side)[(part.labels_a if part.side == "A" else part.labels_b)[-1]]
+    rule = x.edition.current(last.rule.id) or last.rule.id
+    blamed = blame.blame(rule)
+    how = "its guard or effect"
+    if blamed and blamed != [rule]:
+        how, rule = f"its guard or effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
+    return Difference(rule, None, None, how, "a state of play (Z3, for all counter values)", part.side, (), (),
+                      traces["A"], traces["B"], len(part.states) - 2, (label,), 1)
+
+
 def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] | None = None,
-                players: tuple[int, ...] | None = None) -> DiffResult:
+                players: tuple[int, ...] | None = None, *, engine: str = "both",
+                depth: int = DEFAULT_PRODUCT_DEPTH, rlimit: int = DEFAULT_PRODUCT_RLIMIT) -> DiffResult:
     """Every difference between the games of *ma* and *mb* (named *a* and *b* in the output)
-    on the configurations and player counts both explore."""
+    on the configurations and player counts both have: explored (*engine* explicit or both) where
+    a configuration explores that count, and asked of Z3 (z3 or both) for all counter values."""
     if ma.vocab.vars.keys() != mb.vocab.vars.keys() or ma.vocab.enums != mb.vocab.enums:
         raise UsageError(f"{a} and {b} declare different state variables (state.toml): a diff compares "
                          "games over one vocabulary")
@@ -366,7 +345,7 @@ def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] |
         if name not in known:
             raise UsageError(f"unknown configuration '{name}'")
     found: dict[str, list[Difference]] = {}
-    blame = _Blame(ma, mb)
+    blame = Blame(ma, mb)
     for c in ma.configs:
         if configs and c.name not in configs:
             continue
@@ -376,14 +355,19 @@ def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] |
             out.skipped.append((f"configuration {c.name}", why))
             continue
         for n in c.players:
-            if (players and n not in players) or not c.explores(n):
+            if players and n not in players:
                 continue
-            _game(ma, mb, c.name, n, out, found, blame)
+            if engine != "z3" and c.explores(n):
+                _game(ma, mb, c.name, n, out, found, blame)
+            if engine != "explicit":
+                _symbolic(ma, mb, c.name, n, out, found, blame, depth, rlimit)
     for key, ds in found.items():
-        best = min(ds, key=lambda d: (len(d.trace_a.steps) + len(d.trace_b.steps), d.trace_a.config))
-        games = tuple(g for d in ds for g in d.games)
+        # a difference of results before one of play; then the shortest games
+        pool = [d for d in ds if d.results_a or d.results_b] or ds
+        best = min(pool, key=lambda d: (len(d.trace_a.steps) + len(d.trace_b.steps), d.trace_a.config))
+        games = tuple(dict.fromkeys(g for d in pool for g in d.games))
         out.differences.append(Difference(best.rule, best.number_a, best.number_b, best.how, best.result,
                                            best.only_in, best.results_a, best.results_b, best.trace_a,
-                                           best.trace_b, best.part, games, sum(d.situations for d in ds)))
+                                           best.trace_b, best.part, games, sum(d.situations for d in pool)))
     out.differences.sort(key=lambda d: (d.rule == "", d.rule))
     return out

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Protocol
 
 from verify.errors import ModelError, SourceLoc, suggest
 from verify.language.typecheck import TypeChecker
-from verify.model.loader import CR_NUMBER, RULE_ID, _File, _Loader, _rule_order
+from verify.model.tomlfile import CR_NUMBER, RULE_ID, rule_order
+from verify.model.tomlfile import TomlFile as _File
 from verify.model.types import CURRENT, Edition, Rule, Vocabulary, renumber
 
 __all__ = ["apply_edition", "edition_names", "MAX_CHAIN"]
@@ -39,6 +40,20 @@ __all__ = ["apply_edition", "edition_names", "MAX_CHAIN"]
 MAX_CHAIN = 16  # editions one edition may stand on (a longer chain is a cycle)
 _RULE_KEYS = ("id", "cites", "text", "kind", "actor", "card", "defines", "when", "then")
 _MEANING = ("kind", "actor", "card", "defines", "when", "then")
+
+
+class _Loader(Protocol):
+    """What of the model loader an edition file is read with (verify.model.loader)."""
+
+    root: Path
+    diags: list[Any]
+
+    def err(self, loc: SourceLoc, code: str, message: str) -> None: ...
+    def display(self, path: Path) -> str: ...
+    def keys(self, f: _File, table: dict[str, Any], allowed: Mapping[str, type | tuple[type, ...]],
+             required: tuple[str, ...], path: tuple[object, ...], what: str) -> bool: ...
+    def rule(self, f: _File, i: int, spec: Any, vocab: Vocabulary, checker: TypeChecker,
+             table: str = "rule", extra: Mapping[str, type | tuple[type, ...]] | None = None) -> Rule | None: ...
 
 
 def edition_names(root: Path) -> list[str]:
@@ -83,7 +98,7 @@ def apply_edition(loader: _Loader, vocab: Vocabulary, rules: list[Rule], name: s
                       tuple(f.path.stem for f in chain), tuple(maps), removed, changes, tuple(differs),
                       dict(origin),
                       not_applicable, configs_not_applicable, head.loc("edition"))
-    return sorted(rules, key=lambda r: _rule_order(r.id)), edition
+    return sorted(rules, key=lambda r: rule_order(r.id)), edition
 
 
 def _tables(f: _File, key: str) -> list[Any]:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.errors import ModelError, SourceLoc
-from verify.model.loader import _File, _Loader
+from verify.model.loader import _Loader
+from verify.model.tomlfile import TomlFile as _File
 from verify.model.types import Model
 
 __all__ = ["FILE", "Explanation", "load_explanations"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
-from verify.checking.diff import Difference, DiffResult
+from verify.checking.differences import Difference, DiffResult
 from verify.checking.trace import Trace
 from verify.output.itf import trace_itf
 from verify.output.steps import joined, step_rows
@@ -33,17 +33,25 @@ def _numbers(d: Difference) -> str:
 
 def _games(d: Difference) -> str:
     shown = ", ".join(d.games[:6]) + (f" and {len(d.games) - 6} more" if len(d.games) > 6 else "")
-    noun = "situation" if d.results_a or d.results_b else "state only one side reaches"
-    many = {"situation": "situations", "state only one side reaches": "states only one side reaches"}[noun]
+    noun = ("situation" if d.results_a or d.results_b else "parting step found by Z3" if "Z3" in d.result
+            else "state only one side reaches")
+    many = {"situation": "situations", "state only one side reaches": "states only one side reaches",
+            "parting step found by Z3": "parting steps found by Z3"}[noun]
     return f"{d.situations} {noun if d.situations == 1 else many} in {shown}"
 
 
 def _what(d: Difference) -> str:
+    if "Z3" in d.result:
+        return "a state of play the other never reaches from the same state (Z3, for all counter values)"
     return "a state of play the other never reaches" if not d.results_a else f"the result: {d.result}"
 
 
 def _only(mine: tuple[str, ...], other: tuple[str, ...]) -> str:
     return "; ".join(r for r in mine if r not in other) or "none"
+
+
+def _games_compared(r: DiffResult) -> int:
+    return len({(g.config, g.players) for g in r.games} | {(g.config, g.players) for g in r.symbolic})
 
 
 def diff_text(r: DiffResult, max_steps: int = 40) -> str:
@@ -55,6 +63,9 @@ def diff_text(r: DiffResult, max_steps: int = 40) -> str:
                      f"{g.situations:>7,} situations  {g.differing:>6,} differ{note}")
     for what, why in r.skipped:
         lines.append(f"  {what}: not compared: {why}")
+    if r.symbolic:
+        lines += ["", "for all counter values (Z3, every configuration and player count):"]
+        lines += [f"  {g.config:<26} {g.players}p  {g.text}" for g in r.symbolic]
     if r.agree:
         lines += ["", "no differences: A and B reach the same results from every situation of every game compared"
                   + ("" if r.settled else " that was explored in full")]
@@ -74,10 +85,14 @@ def diff_text(r: DiffResult, max_steps: int = 40) -> str:
                 break
             mark = " <- the games part here" if i == d.part + 1 else ""
             lines.append(f"  {i:>4}  {_cut(sa, COLUMN):<{COLUMN}}  {_cut(sb, COLUMN)}{mark}")
+        for side, t in (("A", d.trace_a), ("B", d.trace_b)):
+            steps = _steps(t)
+            if d.part < len(steps):  # the step where the games part, whole
+                lines.append(f"  {side}'s step {d.part + 1}: {steps[d.part]}")
         lines.append(f"  A: {d.trace_a.message}")
         lines.append(f"  B: {d.trace_b.message}")
-    lines += ["", f"summary: {len(r.differences)} rule(s) make a difference in "
-              f"{len({g for d in r.differences for g in d.games})} of {len(r.games)} games"]
+    lines += ["", f"summary: {len({d.rule for d in r.differences})} rule(s) make a difference in "
+              f"{len({g for d in r.differences for g in d.games})} of {_games_compared(r)} games"]
     return "\n".join(lines)
 
 
@@ -91,6 +106,9 @@ def diff_markdown(r: DiffResult, command: str) -> str:
     out += [f"| {g.config} | {g.players} | {g.states_a:,} | {g.states_b:,} | {g.situations:,} | {g.differing:,} |"
             for g in r.games]
     out += [f"\n{what}: not compared: {why}" for what, why in r.skipped]
+    if r.symbolic:
+        out += ["\nFor all counter values (Z3):\n", "| game | players | Z3 |", "|---|--:|---|"]
+        out += [f"| {g.config} | {g.players} | {_cell(g.text)} |" for g in r.symbolic]
     if r.agree:
         out.append("\nNo differences.")
     for d in r.differences:
@@ -115,6 +133,8 @@ def diff_json(r: DiffResult, command: str) -> dict[str, Any]:
                        "situations": g.situations, "differing": g.differing, "complete": g.complete,
                        "cut": g.cut} for g in r.games],
             "skipped": [{"what": w, "why": y} for w, y in r.skipped],
+            "symbolic": [{"config": g.config, "players": g.players, "outcome": g.outcome, "text": g.text}
+                         for g in r.symbolic],
             "differences": [{"rule": d.rule, "number_a": d.number_a, "number_b": d.number_b, "how": d.how,
                              "result": d.result, "only_in": d.only_in, "results_a": list(d.results_a),
                              "results_b": list(d.results_b), "games": list(d.games), "situations": d.situations,

@@ -20,7 +20,8 @@ from typing import Any, Mapping
 from verify.errors import Diagnostic, ScenarioError, SourceLoc, suggest
 from verify.language.parser import parse_expr
 from verify.language.typecheck import Scope, TypeChecker
-from verify.model.loader import MAX_PLAYERS, _File, _Loader
+from verify.model.loader import MAX_PLAYERS, _Loader
+from verify.model.tomlfile import TomlFile as _File
 from verify.model.types import (Config, InitSpec, Model, adjacent_teams, emperor_marks, emperor_seating,
                                 emperor_seats)
 
@@ -235,7 +236,9 @@ class _ScenarioLoader(_Loader):
                 if why:
                     self.err(f.loc("scenario", "expect", k) if isinstance(head.get("expect"), list)
                              else f.loc("scenario", "expect"), "expect", why)
-        choices = head.get("choices", list(CHOICES))
+        # the model's own numbers (an edition's), from the current ones a scenario names
+        choices = [self.model.edition.number(c) if isinstance(c, str) else c
+                   for c in head.get("choices", list(CHOICES))]
         optional = [r.id for r in self.model.rules if r.kind in ("optional", "concession")]
         for c in choices:
             if c not in optional:
@@ -656,6 +659,7 @@ class _ScenarioLoader(_Loader):
             rule = spec.limited if spec.limited and self.limited_range else spec.one
             part = self.part(rule, p, None, None, 0, at)
             other = spec.one if rule == spec.limited else spec.limited
+            other = self.model.edition.number(other) if other is not None else None
             if part is not None and other is not None and other in {r.id for r in self.model.rules}:
                 part = replace(part, instead=(other,))  # the model's guards decide, not the file
             return [part], spec.text.format(who=players[p], s="s", n="", card="")
@@ -691,7 +695,7 @@ class _ScenarioLoader(_Loader):
     def part(self, rule_id: str | None, actor: int, card: int | None, param: str | None, n: int,
              at: tuple[object, ...]) -> Part:
         try:
-            rule = self.model.rule(rule_id or "")
+            rule = self.model.rule(self.model.edition.number(rule_id or ""))
         except KeyError:
             self.err(self.f.loc(*at), "rule", f"this event fires rule {rule_id}, which the model at "
                                               f"{self.model.root} does not have")

@@ -272,10 +272,11 @@ class TransitionSystem:
     """Init, domain, bounds and the transition relation of one configuration and N."""
 
     def __init__(self, model: Model, config: Config, layout: Layout, insts: tuple[Instance, ...],
-                 *, bounded: bool):
+                 *, bounded: bool, ctx: z3.Context | None = None):
         self.model, self.config, self.layout, self.insts = model, config, layout, insts
         self.bounded = bounded
-        self.ctx = z3.Context()
+        # (a context shared with another model's system puts both over the same state variables)
+        self.ctx = ctx if ctx is not None else z3.Context()
         self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}

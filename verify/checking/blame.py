@@ -1,0 +1,47 @@
+"""Which rules make two rule sets differ: those whose meaning differs (or that only one has),
+and, for the rule on a step, the ones among them it reads through the predicates it uses."""
+from __future__ import annotations
+
+from verify.language.expr import names
+from verify.model.types import Model, Rule
+
+__all__ = ["Blame"]
+
+
+def _meaning(r: Rule) -> tuple[object, ...]:
+    return (r.kind, r.actor, r.card, r.defines, r.when, r.then)
+
+
+class Blame:
+    """Which rules mean something else in A than in B (or exist in one only), by their current
+    numbers; and, for a rule on a step, those among them it reads through the predicates it uses."""
+
+    def __init__(self, ma: Model, mb: Model):
+        def by_origin(m: Model) -> dict[str, Rule]:
+            return {m.edition.current(r.id) or r.id: r for r in m.rules}
+        ra, rb = by_origin(ma), by_origin(mb)
+        self.differs = {k for k in ra.keys() | rb.keys()
+                        if k not in ra or k not in rb or _meaning(ra[k]) != _meaning(rb[k])}
+        self.rules = {**rb, **ra}
+        self.defines: dict[str, list[str]] = {}
+        for k, r in list(rb.items()) + list(ra.items()):
+            if r.defines is not None and k not in self.defines.get(r.defines, []):
+                self.defines.setdefault(r.defines, []).append(k)
+
+    def blame(self, rule: str) -> list[str]:
+        """*rule* itself if its meaning differs, else the differing clauses it reads."""
+        if rule in self.differs:
+            return [rule]
+        seen, todo, out = {rule}, [rule], []
+        while todo:
+            r = self.rules.get(todo.pop())
+            if r is None:
+                continue
+            for name in set().union(names(r.when), *(names(a) for a in r.then)):
+                for k in self.defines.get(name, ()):
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+                        if k in self.differs:
+                            out.append(k)
+        return sorted(out)
