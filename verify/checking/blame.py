@@ -20,6 +20,7 @@ class Blame:
         def by_origin(m: Model) -> dict[str, Rule]:
             return {m.edition.current(r.id) or r.id: r for r in m.rules}
         ra, rb = by_origin(ma), by_origin(mb)
+        self.ids = ({k: r.id for k, r in ra.items()}, {k: r.id for k, r in rb.items()})
         self.differs = {k for k in ra.keys() | rb.keys()
                         if k not in ra or k not in rb or _meaning(ra[k]) != _meaning(rb[k])}
         self.rules = {**rb, **ra}
@@ -45,3 +46,12 @@ class Blame:
                         if k in self.differs:
                             out.append(k)
         return sorted(out)
+
+    def numbers(self, key: str) -> tuple[str | None, str | None]:
+        """The numbers in A and in B of the rules *key* names by their current numbers
+        ('704.5c+704.6b'); None for a side that has none of them."""
+        out: list[str | None] = []
+        for ids in self.ids:
+            found = [ids[k] for k in key.split("+") if k in ids]
+            out.append("+".join(found) if found else None)
+        return out[0], out[1]

@@ -33,6 +33,7 @@ from verify.symbolic.product import DEFAULT_PRODUCT_DEPTH, DEFAULT_PRODUCT_RLIMI
 __all__ = ["diff_models", "MAX_SHOWN"]
 
 MAX_SHOWN = 400  # differing situations traced per game (their count is always exact)
+Z3_PLAY = "a state of play (Z3, for all counter values)"
 MAX_PARTINGS = 6  # rules Z3 looks for a parting step of, one after another, in one game
 
 
@@ -272,13 +273,10 @@ def _symbolic(ma: Model, mb: Model, config: str, n: int, out: DiffResult, found:
     step after a play both allow (its traces replayed), or neither."""
     p = Product(ma, mb, ma.config(config), mb.config(config), n, rlimit)
     label = f"{config} ({n}p)"
-    loops = sorted(k for k in blame.differs if k in blame.rules and blame.rules[k].graph)
-    aside = f" (the loop rules aside: {', '.join(loops)} differ, which the explicit diff compares)" if loops else \
-        " (the loop rules aside)"
     same = p.same_steps()
     if same:
         out.symbolic.append(SymbolicGame(config, n, "same steps", "Z3 proved that A and B allow the same steps from "
-                                         f"every state, for all counter values{aside}"))
+                                         "every state, for all counter values"))
         return
     # each parting step found, its rule is left out of the next search: every rule that makes
     # the two part, up to MAX_PARTINGS of them
@@ -299,8 +297,8 @@ def _symbolic(ma: Model, mb: Model, config: str, n: int, out: DiffResult, found:
                                          f"one allows, on the rules {', '.join(dict.fromkeys(rules))}"))
         return
     why = part if isinstance(part, str) else (
-        f"some state of the domain has a step only one rule set allows, but Z3 found none after a play "
-        f"both allow within {depth} steps" if same is False else
+        f"some state of the domain has a step only one rule set allows (maybe no reachable one), but Z3 "
+        f"found none after a play both allow within {depth} steps" if same is False else
         f"the Z3 budget of {rlimit:,} units for this game was spent (raise it with --rlimit)")
     out.symbolic.append(SymbolicGame(config, n, "not settled", why))
 
@@ -325,7 +323,7 @@ def _parting_difference(p: Product, part: Parting, ma: Model, mb: Model, config:
     how = "its guard or effect"
     if blamed and blamed != [rule]:
         how, rule = f"its guard or effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
-    return Difference(rule, None, None, how, "a state of play (Z3, for all counter values)", part.side, (), (),
+    return Difference(rule, None, None, how, Z3_PLAY, part.side, (), (),
                       traces["A"], traces["B"], len(part.states) - 2, (label,), 1)
 
 
@@ -363,11 +361,18 @@ def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] |
                 _symbolic(ma, mb, c.name, n, out, found, blame, depth, rlimit)
     for key, ds in found.items():
         # a difference of results before one of play; then the shortest games
-        pool = [d for d in ds if d.results_a or d.results_b] or ds
+        # (then explored play before Z3's parting steps: each counts its own kind of thing)
+        pool = ([d for d in ds if d.results_a or d.results_b] or [d for d in ds if d.result != Z3_PLAY] or ds)
         best = min(pool, key=lambda d: (len(d.trace_a.steps) + len(d.trace_b.steps), d.trace_a.config))
         games = tuple(dict.fromkeys(g for d in pool for g in d.games))
-        out.differences.append(Difference(best.rule, best.number_a, best.number_b, best.how, best.result,
+        number_a, number_b = blame.numbers(best.rule)
+        out.differences.append(Difference(best.rule, number_a, number_b, best.how, best.result,
                                            best.only_in, best.results_a, best.results_b, best.trace_a,
                                            best.trace_b, best.part, games, sum(d.situations for d in pool)))
     out.differences.sort(key=lambda d: (d.rule == "", d.rule))
+    loops = sorted(k for k in blame.differs if k in blame.rules and blame.rules[k].graph)
+    if out.symbolic:
+        out.notes.append("Z3 leaves out the rules that ask about the play graph (the loop rules)"
+                         + (f": {', '.join(loops)} differ between A and B, which only the explicit diff compares"
+                            if loops else ""))
     return out

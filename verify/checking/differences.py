@@ -65,6 +65,7 @@ class DiffResult:
     differences: list[Difference] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
     symbolic: list["SymbolicGame"] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def agree(self) -> bool:

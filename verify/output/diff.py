@@ -24,11 +24,10 @@ def _cut(text: str, width: int) -> str:
 
 
 def _numbers(d: Difference) -> str:
+    """The rule by its current number, and its numbers in A and B where they are others."""
     if d.number_a == d.number_b:
-        return d.rule if d.number_a in (None, d.rule) else f"{d.number_a} (current {d.rule})"
-    if d.number_a is None and d.number_b is None:
-        return d.rule
-    return f"{d.rule}: {d.number_a or 'none'} in A, {d.number_b or 'none'} in B"
+        return d.rule if d.number_a in (None, d.rule) else f"{d.rule} ({d.number_a} in A and B)"
+    return f"{d.rule} ({d.number_a or 'none'} in A, {d.number_b or 'none'} in B)"
 
 
 def _games(d: Difference) -> str:
@@ -66,6 +65,7 @@ def diff_text(r: DiffResult, max_steps: int = 40) -> str:
     if r.symbolic:
         lines += ["", "for all counter values (Z3, every configuration and player count):"]
         lines += [f"  {g.config:<26} {g.players}p  {g.text}" for g in r.symbolic]
+        lines += [f"  ({note})" for note in r.notes]
     if r.agree:
         lines += ["", "no differences: A and B reach the same results from every situation of every game compared"
                   + ("" if r.settled else " that was explored in full")]
@@ -109,6 +109,7 @@ def diff_markdown(r: DiffResult, command: str) -> str:
     if r.symbolic:
         out += ["\nFor all counter values (Z3):\n", "| game | players | Z3 |", "|---|--:|---|"]
         out += [f"| {g.config} | {g.players} | {_cell(g.text)} |" for g in r.symbolic]
+        out += [f"\n{note}." for note in r.notes]
     if r.agree:
         out.append("\nNo differences.")
     for d in r.differences:
@@ -132,7 +133,7 @@ def diff_json(r: DiffResult, command: str) -> dict[str, Any]:
             "games": [{"config": g.config, "players": g.players, "states_a": g.states_a, "states_b": g.states_b,
                        "situations": g.situations, "differing": g.differing, "complete": g.complete,
                        "cut": g.cut} for g in r.games],
-            "skipped": [{"what": w, "why": y} for w, y in r.skipped],
+            "skipped": [{"what": w, "why": y} for w, y in r.skipped], "notes": list(r.notes),
             "symbolic": [{"config": g.config, "players": g.players, "outcome": g.outcome, "text": g.text}
                          for g in r.symbolic],
             "differences": [{"rule": d.rule, "number_a": d.number_a, "number_b": d.number_b, "how": d.how,

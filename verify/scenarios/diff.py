@@ -58,7 +58,7 @@ def diff_scenario(ma: Model, mb: Model, a: str, b: str, path: Path | str,
                 how, rule = f"its effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
             ta, tb = (o.trace, twin.trace) if side == "A" else (twin.trace, o.trace)
             results = (tuple(sorted(by_a)), tuple(sorted(by_b)))
-            out.differences.append(Difference(rule or "(the same play ends otherwise)", None, None, how, label,
+            out.differences.append(Difference(rule or "(the same play ends otherwise)", *blame.numbers(rule), how, label,
                                               side, *results, ta, tb, part, (f"scenario {name}",), 1))
     # the same outcomes, but play that one side allows and the other never reaches on the way
     for side, sim, other_sim, mx in (("A", ra, rb, ma), ("B", rb, ra, mb)):
@@ -77,7 +77,7 @@ def diff_scenario(ma: Model, mb: Model, a: str, b: str, path: Path | str,
                 continue
             twin = max(other_sim.outcomes, key=lambda t: _shared(o.trace, t.trace))
             ta, tb = (o.trace, twin.trace) if side == "A" else (twin.trace, o.trace)
-            out.differences.append(Difference(rule, None, None, how, "a state of play", side, (), (), ta, tb,
+            out.differences.append(Difference(rule, *blame.numbers(rule), how, "a state of play", side, (), (), ta, tb,
                                               fresh - 1, (f"scenario {name}",), 1))
     out.games.append(GameDiff(f"scenario {name}", sa.n, ra.states, rb.states, 1,
                               int(by_a.keys() != by_b.keys()),
