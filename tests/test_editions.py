@@ -111,7 +111,16 @@ def test_z3_finds_where_the_editions_part_for_all_counter_values() -> None:
 
 def test_the_2009_edition_against_today_shows_each_change_of_section_11_as_games() -> None:
     """rules-digest §11, each change between October 2009 and today that the model can express,
-    with the configuration whose games show it: each is found, and blamed on the rule it changed."""
+    with the configuration whose games show it: each is found, and blamed on the rule it changed.
+
+    The model cannot express the others, and the diff does not show them: 104.3h widened to every
+    multiplayer game (February 2010) and narrowed again (April 2017), the same at both ends; 104.2d,
+    the Emperor team winning with its emperor (February 2010: the model's team rules already make a
+    team win with any member); individual life in Two-Headed Giant as half the team's (April 2010:
+    no effect here asks for one player's life total); the intentional draw 104.4i (July 2010,
+    tournaments); restarting the game (May 2011); 121.2a-b, 121.8, 121.9, 800.4c/f/k/m and 704.6d (no
+    such effects, cards or zones here); and every change of numbers or words only (EDH to Commander,
+    704.5t-v to 704.6a-c, 713 to 732, 119 to 121), which the edition's numbers and texts carry."""
     spans = {
         "104.2a": "effects",                      # February 2010: last player standing overrides "can't win"
         "121.2d": "two-headed-giant-draws",       # June 2010: the team chooses its drawing order
@@ -168,3 +177,23 @@ def test_one_situation_under_two_editions(tmp_path: Path) -> None:
     assert "117.3/lose" in rules_a and "119.3/lose" in rules_b  # each edition's own numbers
     same = CliRunner().invoke(main, ["diff", "current", "current", "--scenario", str(scenario), "--no-reports"])
     assert same.exit_code == 0, same.output
+
+
+def test_a_designers_draft_against_the_rules_in_force(tmp_path: Path) -> None:
+    """A and B as model folders: a draft where a simultaneous loss of every player is no draw
+    (104.4a deleted) against the bundled rules."""
+    draft = tmp_path / "draft"
+    shutil.copytree(bundled_model_dir(), draft, ignore=shutil.ignore_patterns("scenarios", "editions"))
+    rules = draft / "rules" / "104-ending.toml"
+    text = rules.read_text(encoding="utf-8")
+    start = text.index('[[rule]]\nid = "104.4a"')
+    end = text.index("[[rule]]", start + 1)
+    rules.write_text(text[:start] + text[end:], encoding="utf-8")
+    run = CliRunner().invoke(main, ["diff", str(draft), str(bundled_model_dir()), "--config", "duel",
+                                    "--no-reports", "--json"])
+    assert run.exit_code == 1, run.output
+    data = json.loads(run.stdout)  # (the draft's warnings go to standard error)
+    assert data["a"] == f"the rules in {draft}"
+    found = {d["rule"]: d for d in data["differences"]}
+    assert "104.4a" in found and found["104.4a"]["number_a"] is None and found["104.4a"]["number_b"] == "104.4a"
+    assert any("drawn" in r and "lost" not in r for r in found["104.4a"]["results_b"])
