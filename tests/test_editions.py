@@ -2,6 +2,7 @@
 shown as games."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -87,8 +88,24 @@ def test_an_unknown_edition_names_the_editions() -> None:
 def test_an_edition_against_itself_differs_nowhere() -> None:
     m = load_model(edition="2009")
     result = diff_models(m, m, "2009", "2009", ("effects", "two-headed-giant-draws", "loop-pair"))
-    assert result.agree and result.settled and len(result.games) == 3
-    assert [g.outcome for g in result.symbolic] == ["same steps"] * 3
+    assert result.agree and result.settled and not result.games  # the same rules: nothing to explore
+    assert "the same rules, by what they mean" in result.notes[0]
+    # rules that differ only in their words are the same rules; a rule that means something
+    # else is not, and is explored
+    now = load_model()
+    reworded = dataclasses.replace(now, rules=tuple(dataclasses.replace(r, text="reworded") for r in now.rules))
+    assert diff_models(now, reworded, "a", "b").notes and not diff_models(now, reworded, "a", "b").games
+    changed = dataclasses.replace(now, rules=tuple(r for r in now.rules if r.id != "104.4a"))
+    assert not diff_models(now, changed, "a", "b", ("duel",), engine="explicit").agree
+
+
+def test_explored_games_and_z3_agree_where_the_rules_agree() -> None:
+    """2009 against today on games where no rule that differs is live: every situation the same,
+    explored, and the same steps proved by Z3 for all counter values."""
+    old, new = load_model(edition="2009"), load_model()
+    result = diff_models(old, new, "2009", "current", ("loop-pair", "countdown"))
+    assert result.agree and result.settled and len(result.games) == 2
+    assert [g.outcome for g in result.symbolic] == ["same steps"] * 2
 
 
 def test_z3_finds_where_the_editions_part_for_all_counter_values() -> None:

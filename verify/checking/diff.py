@@ -344,6 +344,12 @@ def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] |
             raise UsageError(f"unknown configuration '{name}'")
     found: dict[str, list[Difference]] = {}
     blame = Blame(ma, mb)
+    if not blame.differs and all(c in mb.configs for c in ma.configs if not configs or c.name in configs):
+        # the same rules by meaning (texts and numbers aside) and the same configurations: the
+        # same games, with nothing to explore
+        out.notes.append("A and B have the same rules, by what they mean, and the same configurations: "
+                         "every game is the same under both (nothing was explored)")
+        return out
     for c in ma.configs:
         if configs and c.name not in configs:
             continue

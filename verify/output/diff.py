@@ -66,6 +66,8 @@ def diff_text(r: DiffResult, max_steps: int = 40) -> str:
         lines += ["", "for all counter values (Z3, every configuration and player count):"]
         lines += [f"  {g.config:<26} {g.players}p  {g.text}" for g in r.symbolic]
         lines += [f"  ({note})" for note in r.notes]
+    if not r.symbolic:
+        lines += [f"  ({note})" for note in r.notes]
     if r.agree:
         lines += ["", "no differences: A and B reach the same results from every situation of every game compared"
                   + ("" if r.settled else " that was explored in full")]
