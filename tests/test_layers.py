@@ -68,3 +68,19 @@ def test_the_explicit_engine_and_scenarios_run_without_z3() -> None:
     states, verdict, expected, loaded = run.stdout.split()
     # the duel's bounds are its declared scope: exploration within them is all it can say
     assert int(states) > 100 and verdict == "BOUNDED" and expected == "True" and loaded == "False"
+
+
+def test_every_folder_of_the_bundled_model_is_installed() -> None:
+    """`pip install .` ships model/ as verify/bundled: each of its folders of model files must be
+    a package of pyproject.toml with its files as package data (an installed copy without
+    editions/ could not compare editions)."""
+    import tomllib
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    dirs = {Path(d) for d in setup["package-dir"].values()}
+    for folder in [ROOT / "model", *(p for p in (ROOT / "model").iterdir() if p.is_dir())]:
+        if not any(folder.glob("*.toml")):
+            continue
+        rel = folder.relative_to(ROOT)
+        assert rel in dirs, f"{rel} is not installed: add it to [tool.setuptools] package-dir and packages"
+        package = next(k for k, v in setup["package-dir"].items() if Path(v) == rel)
+        assert package in setup["packages"] and "*.toml" in setup["package-data"].get(package, []), package
