@@ -12,8 +12,18 @@ from verify.scenarios.simulate import Simulation
 __all__ = ["trace_itf", "results_json", "scenario_json"]
 
 
+def _value(v: object) -> object:
+    """A state's value as ITF writes it: every integer as a big integer, {"#bigint": "-1"} (ITF's
+    rule since its 2023 revision: JSON numbers lose precision in many readers)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return {"#bigint": str(v)}
+    return v
+
+
 def trace_itf(trace: Trace) -> dict[str, Any]:
-    """The trace in the Informal Trace Format: readable without Endgame's model."""
+    """The trace in the Informal Trace Format (Apalache's ADR-015): readable without Endgame's
+    model. Variables are the layout's slots ('life[0]'), booleans and enumeration names as JSON
+    booleans and strings, integers (players and cards by their numbers) as big integers."""
     lay = trace.layout
     states: list[dict[str, Any]] = []
     for i, s in enumerate(trace.states):
@@ -23,7 +33,7 @@ def trace_itf(trace: Trace) -> dict[str, Any]:
             meta.update({"rule": step.rule, "actor": step.actor, "card": (None if step.card is None else
                                                                           lay.cards[step.card]), "kind": step.kind,
                          "mandatory": step.mandatoriness, "because": list(step.because)})
-        states.append({"#meta": meta, **lay.as_dict(s)})
+        states.append({"#meta": meta, **{name: _value(v) for name, v in lay.as_dict(s).items()}})
     out: dict[str, Any] = {
         "#meta": {"format": "ITF", "source": "endgame", "property": trace.property_id, "role": trace.role,
                   "config": trace.config, "players": lay.n, "description": trace.message,
