@@ -38,6 +38,7 @@ from verify.mutation.equivalent import load_explanations
 from verify.mutation.operators import OPERATORS, mutants
 from verify.mutation.report import MutationReport, Outcome
 from verify.mutation.run import baseline, run_mutants
+from verify.output.ci import junit_xml, sarif_log
 from verify.output.diff import diff_json, diff_markdown, diff_text
 from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.edition import edition_json, edition_markdown, edition_text
@@ -187,7 +188,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
          max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, edition: str | None,
-         scenarios: bool = False) -> int:
+         junit: str | None, sarif: str | None, scenarios: bool = False) -> int:
     model = _model(rules, edition)
     props = select(model, list(ids))
     # the case library holds today's rulings: an edition is checked on its properties alone
@@ -200,6 +201,10 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     results = check(model, props, options)
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
+    if junit is not None:
+        Path(junit).write_text(junit_xml(results, model, cases), encoding="utf-8")
+    if sarif is not None:
+        Path(sarif).write_text(json.dumps(sarif_log(results, model, _command()), indent=2) + "\n", encoding="utf-8")
     if as_json:
         click.echo(json.dumps(_json(results, model, _command(), cases), indent=2))
     else:
@@ -261,6 +266,12 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--reports", default="reports", show_default=True,
                      help="Directory for latest.md, latest.json and traces/."),
         click.option("--no-reports", is_flag=True, help="Write no report files."),
+        click.option("--junit", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                     help="Also write the results as JUnit XML: a test case per property and game (violated: "
+                          "a failure; unknown: an error; the case library too)."),
+        click.option("--sarif", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                     help="Also write the results as SARIF 2.1.0: each property not settled as holding, at "
+                          "the model file and line of the rule its trace blames."),
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
         click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
                      help="Deepest bounded-model-checking search, in steps."),
