@@ -85,3 +85,19 @@ def test_the_case_library_and_an_editions_exceptions_are_cases(tmp_path: Path) -
     assert cases["concede-duel.toml"].find("failure") is None
     changed = cases["cant-win-last-player-standing.toml"].find("failure")
     assert changed is not None and changed.get("type") == "changed" and "Alice wins" in (changed.get("message") or "")
+
+
+def test_the_json_carries_the_models_warnings(tmp_path: Path) -> None:
+    """A warning of the model (a property protecting a rule nobody has) is in the JSON as well as
+    on standard error, so that a CI job reading JSON alone sees it."""
+    copy = tmp_path / "model"
+    shutil.copytree(ROOT / "model", copy, ignore=shutil.ignore_patterns("scenarios", "editions"))
+    props = copy / "properties.toml"
+    props.write_text(props.read_text(encoding="utf-8").replace('protects = ["104.4a"]', 'protects = ["104.9z"]', 1),
+                     encoding="utf-8")
+    run = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--config", "effects", "--engine", "explicit",
+                                    "--rules", str(copy), "--json", "--no-reports", "--no-cache"])
+    assert run.exit_code in (0, 1), run.output
+    warnings = json.loads(run.stdout)["warnings"]
+    assert len(warnings) == 1 and "104.9z" in warnings[0] and "properties.toml" in warnings[0]
+    assert "104.9z" in run.stderr

@@ -273,3 +273,18 @@ def test_invariants_left_undecided_are_named() -> None:
     assert run.exit_code == 1
     assert "invariant candidates left out because Z3 could not decide them: game-end-final (the Z3 budget of " \
            "100,000 units per property was spent (raise it with --rlimit))" in run.output
+
+
+def test_init_writes_an_editable_copy_of_the_bundled_model(tmp_path: Path) -> None:
+    """`verify init DIR`: the designer's walkthrough without a clone (after `pip install`)."""
+    from verify.model.loader import bundled_model_dir, load_model
+    target = tmp_path / "my-rules"
+    run = CliRunner().invoke(main, ["init", str(target)])
+    assert run.exit_code == 0, run.output
+    copy, bundled = load_model(target), load_model(bundled_model_dir())
+    assert [r.id for r in copy.rules] == [r.id for r in bundled.rules]
+    assert [(r.when, r.then) for r in copy.rules] == [(r.when, r.then) for r in bundled.rules]
+    assert (target / "scenarios" / "concede-duel.toml").is_file() and (target / "editions" / "2009.toml").is_file()
+    assert load_model(target, "2009").rule("119.2b")
+    again = CliRunner().invoke(main, ["init", str(target)])
+    assert again.exit_code == 2 and "is not empty" in again.output

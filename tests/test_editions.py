@@ -67,6 +67,8 @@ def test_the_french_texts_of_the_drawing_rules_before_m10(tmp_path: Path) -> Non
     (("[[replace]]\nrule = \"104.3\"\nwhen = \"status[p] == playng\"\nwhy = \"x\"\n"), r"2009.toml:\d+:\d+: .*playng"),
     (("[[remove]]\nrule = \"704.6b\"\n"), r"remove entry has no 'why'"),
     (("[[nonsense]]\n"), r"unknown key 'nonsense'"),
+    (("[[not_applicable]]\nproperty = \"last-standing-win\"\nwhy = \"x\"\n"),
+     r"2009.toml:\d+:\d+: .*no such property \(did you mean 'last-standing-wins'\?\)"),
 ])
 def test_a_broken_edition_file_is_a_clear_error_at_its_line(tmp_path: Path, change: str, message: str) -> None:
     copy = tmp_path / "model"
@@ -94,9 +96,10 @@ def test_an_edition_against_itself_differs_nowhere() -> None:
     # else is not, and is explored
     now = load_model()
     reworded = dataclasses.replace(now, rules=tuple(dataclasses.replace(r, text="reworded") for r in now.rules))
-    assert diff_models(now, reworded, "a", "b").notes and not diff_models(now, reworded, "a", "b").games
+    same = diff_models(now, reworded, "a", "b")
+    assert same.notes and not same.games and same.agree
     changed = dataclasses.replace(now, rules=tuple(r for r in now.rules if r.id != "104.4a"))
-    assert not diff_models(now, changed, "a", "b", ("duel",), engine="explicit").agree
+    assert not diff_models(now, changed, "a", "b", ("effects",), engine="explicit").agree
 
 
 def test_explored_games_and_z3_agree_where_the_rules_agree() -> None:

@@ -32,7 +32,7 @@ from verify.checking.verdict import CheckResult
 from verify.errors import ModelError, ReplayMismatch, UsageError, VerifyError, suggest
 from verify.explicit.explore import cyclic_components
 from verify.model.editions import edition_names
-from verify.model.loader import MAX_PLAYERS, load_model
+from verify.model.loader import MAX_PLAYERS, bundled_model_dir, display_path, load_model
 from verify.model.types import CURRENT, Model
 from verify.mutation.equivalent import load_explanations
 from verify.mutation.operators import OPERATORS, mutants
@@ -129,7 +129,7 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     out.mkdir(parents=True, exist_ok=True)
     command = _command()
     (out / "run.txt").write_text(command + "\n", encoding="utf-8")
-    markdown = results_markdown(results, command, str(model.root))
+    markdown = results_markdown(results, command, display_path(model.root))
     if model.edition is not CURRENT:
         head, _, rest = markdown.partition("\n## ")
         markdown = head + "\n" + edition_markdown(model) + ("## " + rest if rest else "")
@@ -167,7 +167,8 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
 
 
 def _json(results: list[CheckResult], model: Model, command: str, cases: list[CaseResult] | None) -> dict[str, Any]:
-    data = results_json(results, command, str(model.root), cases)
+    data = results_json(results, command, display_path(model.root), cases)
+    data["warnings"] = [str(w) for w in model.warnings]  # (also printed to standard error)
     if model.edition is not CURRENT:
         data["edition"] = edition_json(model)
     return data
@@ -181,7 +182,7 @@ def _n(count: int, noun: str) -> str:
 
 
 def _library(model: Model) -> str:
-    return str(Path(model.root) / LIBRARY)
+    return display_path(Path(model.root) / LIBRARY)
 
 
 def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str, ...], as_json: bool,
@@ -337,6 +338,25 @@ def all_(no_scenarios: bool, **kw: Any) -> int:
 def check_(ids: tuple[str, ...], **kw: Any) -> int:
     """Check the named properties (see `verify list`)."""
     return _run(ids, **kw)
+
+
+@main.command("init", epilog=EXIT_CODES)
+@click.argument("directory", type=click.Path(file_okay=False))
+@_guard
+def init_(directory: str) -> int:
+    """Write an editable copy of the bundled model into DIRECTORY (new or empty): its rules,
+    properties, configurations, editions and case library, to change and check with
+    `verify all --rules DIRECTORY`. Needs no clone of Endgame's repository."""
+    target = Path(directory)
+    if target.exists() and any(target.iterdir()):
+        raise UsageError(f"{directory} is not empty: `verify init` writes a new copy of the model")
+    source = bundled_model_dir()
+    shutil.copytree(source, target, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
+    files = sum(1 for p in target.rglob("*") if p.is_file())
+    click.echo(f"wrote {files} files of the bundled model to {directory}; check them with "
+               f"`verify all --rules {shlex.quote(directory)}`")
+    return EXIT_OK
 
 
 @main.command("list", epilog=EXIT_CODES)

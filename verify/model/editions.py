@@ -77,6 +77,7 @@ def apply_edition(loader: _Loader, vocab: Vocabulary, rules: list[Rule], name: s
     checker = TypeChecker(vocab, loader.diags)
     head: _File | None = None
     differs: list[str] = []
+    where: dict[str, SourceLoc] = {}
     for f in chain:
         head = f
         rules, table, changes, differs = _one(loader, f, vocab, checker, rules, origin, removed)
@@ -90,14 +91,16 @@ def apply_edition(loader: _Loader, vocab: Vocabulary, rules: list[Rule], name: s
                 loader.err(f.loc(*at), "missing", "a not_applicable entry names one 'property' or one 'config'")
             elif "property" in spec:
                 not_applicable[spec["property"]] = spec["why"]
+                where[spec["property"]] = f.loc(*at, "property")
             else:
                 configs_not_applicable[spec["config"]] = spec["why"]
+                where[spec["config"]] = f.loc(*at, "config")
     assert head is not None
     meta = head.data.get("edition", {})
     edition = Edition(name, meta.get("title", name), meta.get("source", ""),
                       tuple(f.path.stem for f in chain), tuple(maps), removed, changes, tuple(differs),
                       dict(origin),
-                      not_applicable, configs_not_applicable, head.loc("edition"))
+                      not_applicable, configs_not_applicable, head.loc("edition"), where)
     return sorted(rules, key=lambda r: rule_order(r.id)), edition
 
 

@@ -46,7 +46,7 @@ from verify.model.types import (
     team_seats,
 )
 
-__all__ = ["load_model", "bundled_model_dir", "MAX_PLAYERS", "MAX_RANGE", "MAX_STATES"]
+__all__ = ["load_model", "bundled_model_dir", "display_path", "MAX_PLAYERS", "MAX_RANGE", "MAX_STATES"]
 
 MAX_PLAYERS = 8          # Z3 instantiates player counts concretely up to here
 MAX_EXPLICIT_PLAYERS = 6  # explicit exploration beyond this is hopeless in CI time
@@ -68,6 +68,22 @@ def bundled_model_dir() -> Path:
     raise ModelError([Diagnostic(SourceLoc(str(here / "bundled")), "missing",
                                  "the bundled model is not installed")])
 
+
+
+def display_path(path: Path) -> str:
+    """How a model file is named in messages and reports: a file of the installed bundled model as
+    'bundled:model/...' (no machine's paths in reports); else relative to the working directory,
+    or as given."""
+    here = Path(__file__).resolve().parent.parent / "bundled"  # (only an installed copy has it)
+    try:
+        rel = path.resolve().relative_to(here).as_posix()
+        return "bundled:model" if rel == "." else "bundled:model/" + rel
+    except ValueError:
+        pass
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def domain_text(vocab: Vocabulary) -> str:
@@ -104,10 +120,7 @@ class _Loader:
         self.warnings.append(Diagnostic(loc, code, message, "warning"))
 
     def display(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            return str(path)
+        return display_path(path)
 
     def keys(self, f: _File, table: dict[str, Any], allowed: Mapping[str, type | tuple[type, ...]],
              required: tuple[str, ...], path: tuple[object, ...], what: str) -> bool:
@@ -794,6 +807,13 @@ def _load(path: Path, edition_name: str) -> Model:
     properties = [replace(p, protects=tuple(dict.fromkeys(edition.number(x) for x in p.protects)))
                   for p in loader.properties(vocab, known)]
     configs = loader.configs(vocab, rules, edition)
+    for said, kind, known_names in ((edition.not_applicable, "property", [p.id for p in properties]),
+                                     (edition.configs_not_applicable, "configuration", [c.name for c in configs])):
+        for name in said:
+            if name not in known_names:
+                loader.err(edition.where.get(name, edition.loc or SourceLoc(str(path))), "name",
+                           f"the edition says {kind} '{name}' does not apply, but the model has no such "
+                           f"{kind}{suggest(name, known_names)}")
     if loader.diags:
         bounds_only = all(d.code == "bounds" for d in loader.diags)
         raise (BoundsError if bounds_only else ModelError)(loader.diags)

@@ -188,6 +188,7 @@ class Edition:
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     configs_not_applicable: Mapping[str, str] = field(default_factory=dict)
     loc: SourceLoc | None = field(default=None, compare=False)
+    where: Mapping[str, SourceLoc] = field(default_factory=dict, compare=False)  # each not_applicable entry's
 
     def number(self, current: str) -> str:
         """The number here of what the current edition numbers *current* (a rule id or a CR
