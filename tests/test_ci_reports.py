@@ -101,3 +101,17 @@ def test_the_json_carries_the_models_warnings(tmp_path: Path) -> None:
     warnings = json.loads(run.stdout)["warnings"]
     assert len(warnings) == 1 and "104.9z" in warnings[0] and "properties.toml" in warnings[0]
     assert "104.9z" in run.stderr
+
+
+def test_quiet_prints_what_fails_and_the_summary() -> None:
+    run = CliRunner().invoke(main, ["check", "last-standing-wins", "all-lose-is-draw", "--config", "effects",
+                                    "--rules", str(BROKEN), "--quiet", "--no-reports", "--no-cache"])
+    assert run.exit_code == 1, run.output
+    lines = run.stdout.splitlines()
+    assert any(line.startswith("last-standing-wins ") and "violated" in line for line in lines)
+    assert not any(line.startswith("all-lose-is-draw") for line in lines)  # it holds: not shown
+    assert "step  1  [104.3a] P1, concession" in run.stdout and lines[-1] == "summary: 1 holds, 1 violated"
+    assert "games (explicit exploration" not in run.stdout
+    passing = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--config", "effects", "--quiet",
+                                        "--no-reports", "--no-cache"])
+    assert passing.exit_code == 0 and passing.stdout.strip().splitlines() == ["summary: 1 holds"]

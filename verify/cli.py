@@ -189,7 +189,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
          max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, edition: str | None,
-         junit: str | None, sarif: str | None, scenarios: bool = False) -> int:
+         junit: str | None, sarif: str | None, quiet: bool, scenarios: bool = False) -> int:
     model = _model(rules, edition)
     props = select(model, list(ids))
     # the case library holds today's rulings: an edition is checked on its properties alone
@@ -208,6 +208,13 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         Path(sarif).write_text(json.dumps(sarif_log(results, model, _command()), indent=2) + "\n", encoding="utf-8")
     if as_json:
         click.echo(json.dumps(_json(results, model, _command(), cases), indent=2))
+    elif quiet:
+        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS,
+                                traces_dir=f"{where / 'traces'}" if where is not None else "", quiet=True))
+        failed = [c for c in cases or () if not c.ok]
+        if cases is not None:
+            click.echo(f"case library: {len(cases) - len(failed)} of {len(cases)} scenarios as their rulings say"
+                       + "".join(f"\n  {c.status}: {c.sim.scenario.path}" for c in failed))
     else:
         if model.edition is not CURRENT:
             click.echo(edition_text(model) + "\n")
@@ -274,6 +281,8 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Also write the results as SARIF 2.1.0: each property not settled as holding, at "
                           "the model file and line of the rule its trace blames."),
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="Print only what fails (its line, trace or reason) and the summary: for CI logs."),
         click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
                      help="Deepest bounded-model-checking search, in steps."),
         click.option("--rlimit", type=click.IntRange(1, MAX_RLIMIT), default=DEFAULT_RLIMIT, show_default=True,

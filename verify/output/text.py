@@ -72,15 +72,18 @@ def result_line(r: CheckResult) -> str:
 
 
 def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False,
-                 max_steps: int | None = None, traces_dir: str = "") -> str:
+                 max_steps: int | None = None, traces_dir: str = "", quiet: bool = False) -> str:
     """The verdict table, then each violation's trace (at most *max_steps* steps of it, the
-    whole in *traces_dir*), each unknown's reason and the first counterexample to induction."""
+    whole in *traces_dir*), each unknown's reason and the first counterexample to induction.
+    *quiet*: the table's lines of the properties that do not pass only."""
     results = list(results)
 
     def shown(t: Trace, stem: str) -> str:
         return trace_text(t, max_steps, f"{traces_dir}/{stem}.txt" if traces_dir else "")
     lines = [f"{'property':<22} {'protects':<24} {'verdict':<19} {'time':>7}  how"]
-    lines += [result_line(r) for r in results]
+    lines += [result_line(r) for r in results if not (quiet and r.ok)]
+    if quiet and len(lines) == 1:
+        lines = []
     for r in results:
         if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
             lines += ["", shown(r.trace, f"{r.property_id}.{r.trace.role}")]
@@ -95,7 +98,7 @@ def results_text(results: Iterable[CheckResult], *, traces: bool = True, witness
             lines += ["", shown(r.witness, f"{r.property_id}.{r.witness.role}")]
     counts = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
     lines += ["", "summary: " + ", ".join(f"{counts[v]} {v.value}" for v in Verdict if counts[v])]
-    return "\n".join(lines)
+    return "\n".join(lines).lstrip("\n")
 
 
 def cache_text(results: Iterable[CheckResult], folder: str) -> str:
