@@ -288,3 +288,19 @@ def test_init_writes_an_editable_copy_of_the_bundled_model(tmp_path: Path) -> No
     assert load_model(target, "2009").rule("119.2b")
     again = CliRunner().invoke(main, ["init", str(target)])
     assert again.exit_code == 2 and "is not empty" in again.output
+
+
+def test_every_command_takes_the_common_options() -> None:
+    """--json, --no-reports and --quiet on every command: each does what it says there, or the
+    command says on standard error that it does not apply (and why)."""
+    for name, command in main.commands.items():
+        options = {p.name for p in command.params}
+        assert {"as_json", "no_reports", "quiet"} <= options, name
+    listed = CliRunner().invoke(main, ["list", "--no-reports", "--quiet"])
+    assert listed.exit_code == 0
+    assert "note: --no-reports does not apply to `verify list`: it writes no reports" in listed.stderr
+    explored = CliRunner().invoke(main, ["explore", "--config", "loop-pair", "--json"])
+    assert explored.exit_code == 0 and json.loads(explored.stdout)[0]["config"] == "loop-pair"
+    quiet = CliRunner().invoke(main, ["simulate", str(ROOT / "model" / "scenarios" / "concede-duel.toml"), "-q",
+                                      "--no-reports"])
+    assert quiet.exit_code == 0 and quiet.stdout.strip() == "1 of 1 scenarios end as they expect"

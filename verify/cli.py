@@ -116,6 +116,19 @@ def _model(rules: str | None, edition: str | None = None) -> Model:
     return model
 
 
+def _inapplicable(command: str, **given: tuple[bool, str]) -> None:
+    """Say on standard error that an option given to *command* does not apply to it, and why
+    (every command takes the common options --json, --no-reports and --quiet)."""
+    for name, (on, why) in given.items():
+        if on:
+            click.echo(f"note: --{name.replace('_', '-')} does not apply to `verify {command}`: {why}", err=True)
+
+
+QUIET = click.option("--quiet", "-q", is_flag=True, help="Print only what fails and a summary.")
+NO_REPORTS = click.option("--no-reports", is_flag=True, help="Write no report files.")
+AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+
+
 def _command() -> str:
     return "verify " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
@@ -351,8 +364,11 @@ def check_(ids: tuple[str, ...], **kw: Any) -> int:
 
 @main.command("init", epilog=EXIT_CODES)
 @click.argument("directory", type=click.Path(file_okay=False))
+@AS_JSON
+@NO_REPORTS
+@QUIET
 @_guard
-def init_(directory: str) -> int:
+def init_(directory: str, as_json: bool, no_reports: bool, quiet: bool) -> int:
     """Write an editable copy of the bundled model into DIRECTORY (new or empty): its rules,
     properties, configurations, editions and case library, to change and check with
     `verify all --rules DIRECTORY`. Needs no clone of Endgame's repository."""
@@ -363,8 +379,12 @@ def init_(directory: str) -> int:
     shutil.copytree(source, target, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
     files = sum(1 for p in target.rglob("*") if p.is_file())
-    click.echo(f"wrote {files} files of the bundled model to {directory}; check them with "
-               f"`verify all --rules {shlex.quote(directory)}`")
+    _inapplicable("init", no_reports=(no_reports, "it writes the model's files, no reports"))
+    if as_json:
+        click.echo(json.dumps({"directory": directory, "files": files}))
+    elif not quiet:
+        click.echo(f"wrote {files} files of the bundled model to {directory}; check them with "
+                   f"`verify all --rules {shlex.quote(directory)}`")
     return EXIT_OK
 
 
@@ -374,10 +394,15 @@ def init_(directory: str) -> int:
 @click.option("--lang", default=None, metavar="CODE",
               help="Show the rules' texts in this language where the edition has them (e.g. fr).")
 @click.option("--editions", "list_editions", is_flag=True, help="Name the model's editions instead.")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@AS_JSON
+@NO_REPORTS
+@QUIET
 @_guard
-def list_(rules: str | None, edition: str | None, lang: str | None, list_editions: bool, as_json: bool) -> int:
+def list_(rules: str | None, edition: str | None, lang: str | None, list_editions: bool, as_json: bool,
+          no_reports: bool, quiet: bool) -> int:
     """Show every rule (CR number, kind, one line of text) and every property."""
+    _inapplicable("list", no_reports=(no_reports, "it writes no reports"),
+                  quiet=(quiet, "it checks nothing, so nothing fails; it prints what was asked"))
     model = _model(rules, edition)
     if list_editions:
         names = edition_names(model.root)
@@ -423,19 +448,26 @@ def list_(rules: str | None, edition: str | None, lang: str | None, list_edition
               help="Write the state graph of the first game as Graphviz DOT (small graphs only).")
 @click.option("--symmetry", is_flag=True,
               help="One state per rotation of the seats, where Z3 proves the rules symmetric.")
+@AS_JSON
+@NO_REPORTS
+@QUIET
 @_guard
-def explore_(rules: str | None, edition: str | None, config: tuple[str, ...], dot: str | None, symmetry: bool) -> int:
+def explore_(rules: str | None, edition: str | None, config: tuple[str, ...], dot: str | None, symmetry: bool,
+             as_json: bool, no_reports: bool, quiet: bool) -> int:
     """Count the reachable states of each configuration and player count.
 
     Also counts the strongly connected components that contain a cycle (plays
     that can repeat), found by networkx on the explored graph. With --symmetry
     the counts are of rotation classes, where the seats are proved symmetric.
     """
+    _inapplicable("explore", no_reports=(no_reports, "it writes no reports (--dot FILE writes its one file)"))
     model = _model(rules, edition)
     names = [c.name for c in model.configs]
-    click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6} "
-               f"{'cyclic SCCs':>12}  complete")
+    if not as_json and not quiet:
+        click.echo(f"{'config':<14} {'players':>7} {'states':>10} {'steps':>10} {'terminal':>9} {'cut':>6} "
+                   f"{'cyclic SCCs':>12}  complete")
     first = True
+    rows: list[dict[str, Any]] = []
     for name, n in games(model, Options(configs=tuple(config) or None)):
         if not model.configs[names.index(name)].explores(n):
             continue
@@ -443,12 +475,23 @@ def explore_(rules: str | None, edition: str | None, config: tuple[str, ...], do
         if g.symmetry is not None and not g.symmetry.proved:
             click.echo(f"{name} ({n} players): {g.symmetry.describe()}", err=True)
         cyclic = sum(1 for _ in cyclic_components(g))
-        click.echo(f"{name:<14} {n:>7} {len(g.states):>10,} {len(g.src):>10,} {len(g.terminal()):>9,} "
-                   f"{sum(1 for c in g.cut if c):>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
+        row = {"config": name, "players": n, "states": len(g.states), "steps": len(g.src),
+               "terminal": len(g.terminal()), "cut": sum(1 for c in g.cut if c), "cyclic_sccs": cyclic,
+               "complete": g.complete}
+        rows.append(row)
+        if not as_json and (not quiet or not g.complete):  # --quiet: only a search a limit stopped
+            click.echo(f"{name:<14} {n:>7} {row['states']:>10,} {row['steps']:>10,} {row['terminal']:>9,} "
+                       f"{row['cut']:>6,} {cyclic:>12,}  {'yes' if g.complete else 'no (state limit)'}")
         if dot and first:
             Path(dot).write_text(graph_dot(g), encoding="utf-8")
-            click.echo(f"graph of {name} ({n} players) written to {dot}")
+            if not as_json and not quiet:
+                click.echo(f"graph of {name} ({n} players) written to {dot}")
         first = False
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    elif quiet:
+        click.echo(f"{len(rows)} games explored, {sum(r['states'] for r in rows):,} states; "
+                   f"{sum(1 for r in rows if not r['complete'])} stopped by a limit")
     return EXIT_OK
 
 
@@ -492,10 +535,11 @@ def _side(spec: str, rules: str | None) -> tuple[Model, str]:
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
 @click.option("--reports", default="reports", show_default=True, help="Directory for diff.md and diff.json.")
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
+@QUIET
 @_guard
 def diff_(a: str, b: str, rules: str | None, config: tuple[str, ...], players: tuple[int, ...] | None,
           scenario: str | None, engine: str, depth: int, rlimit: int, as_json: bool, reports: str,
-          no_reports: bool) -> int:
+          no_reports: bool, quiet: bool) -> int:
     """What changes between two rule sets, shown as games. A and B are editions of the model
     (`verify list --editions`: current, 2009, ...) or model folders (a designer's copy of model/).
     Every configuration and player count both explore is explored under each; every situation
@@ -517,8 +561,8 @@ def diff_(a: str, b: str, rules: str | None, config: tuple[str, ...], players: t
     if as_json:
         click.echo(json.dumps(diff_json(result, command), indent=2))
     else:
-        click.echo(diff_text(result))
-        if not no_reports:
+        click.echo(diff_text(result, quiet=quiet))
+        if not no_reports and not quiet:
             click.echo(f"reports: {Path(reports) / 'diff.md'}, {Path(reports) / 'diff.json'}")
     return EXIT_OK if result.agree and result.settled else EXIT_FAIL
 
@@ -546,9 +590,10 @@ Exit status:
               help=f"Directory whose traces/ receives every trace longer than the {SHOWN_STEPS} steps "
                    "a terminal shows.")
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
+@QUIET
 @_guard
 def simulate_(files: tuple[str, ...], rules: str | None, edition: str | None, dot: str | None, as_json: bool, timeout: float,
-              max_memory: int | None, reports: str, no_reports: bool) -> int:
+              max_memory: int | None, reports: str, no_reports: bool, quiet: bool) -> int:
     """Play scenario FILES (model/scenarios/*.toml) through the rules; print every outcome and its trace."""
     if dot and len(files) != 1:
         raise UsageError("--dot writes the graph of one scenario; give exactly one file")
@@ -556,11 +601,15 @@ def simulate_(files: tuple[str, ...], rules: str | None, edition: str | None, do
     scenarios = [load_scenario(f, model) for f in files]  # every file is checked before anything is played
     code = EXIT_OK
     out = []
-    for i, scenario in enumerate(scenarios):
+    shown = 0
+    failed = 0
+    for scenario in scenarios:
         sim = simulate(model, scenario, memory_mb=max_memory, timeout=timeout)
+        ok = sim.settled and sim.as_expected is not False
+        failed += not ok
         if as_json:
             out.append(scenario_json(sim))
-        else:
+        elif not (quiet and ok):  # --quiet: only the scenarios that do not end as they expect
             where = ""
             if too_long(sim):  # the terminal shows the ends of the trace; the whole of it goes to a file
                 if no_reports:
@@ -570,15 +619,18 @@ def simulate_(files: tuple[str, ...], rules: str | None, edition: str | None, do
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(scenario_text(sim) + "\n", encoding="utf-8")
                     where = str(path)
-            click.echo(("\n" if i else "") + scenario_text(sim, SHOWN_STEPS, where))
+            click.echo(("\n" if shown else "") + scenario_text(sim, SHOWN_STEPS, where))
+            shown += 1
         if dot:
             Path(dot).write_text(scenario_dot(sim), encoding="utf-8")
-            if not as_json:
+            if not as_json and not quiet:
                 click.echo(f"graph written to {dot} ({sim.graph.number_of_nodes()} states)")
-        if not sim.settled or sim.as_expected is False:
+        if not ok:
             code = EXIT_FAIL
     if as_json:
         click.echo(json.dumps(out if len(out) != 1 else out[0], indent=2))
+    elif quiet:
+        click.echo(("\n" if shown else "") + f"{len(scenarios) - failed} of {len(scenarios)} scenarios end as they expect")
     return code
 
 
@@ -605,13 +657,15 @@ Exit status:
 @click.option("--reports", default="reports", show_default=True, help="Directory for mutants.md and mutants.json.")
 @click.option("--no-reports", is_flag=True, help="Write no report files.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@QUIET
 @_guard
 def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], keys: tuple[str, ...],
             config: tuple[str, ...], no_scenarios: bool, jobs: int | None, reports: str, no_reports: bool,
-            as_json: bool) -> int:
+            as_json: bool, quiet: bool) -> int:
     """Make small wrong edits of the rules (mutants) and check each one with the properties and the
     case library: the score is the share of mutants some check catches; every survivor is shown
     with its edit, and must be explained in the model's mutants.toml."""
+    _inapplicable("mutate", quiet=(quiet, "its output is already the score and every survivor"))
     model = _model(rules)
     known = {r.id for r in model.rules}
     for rid in rule_ids:

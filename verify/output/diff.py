@@ -53,7 +53,16 @@ def _games_compared(r: DiffResult) -> int:
     return len({(g.config, g.players) for g in r.games} | {(g.config, g.players) for g in r.symbolic})
 
 
-def diff_text(r: DiffResult, max_steps: int = 40) -> str:
+def diff_text(r: DiffResult, max_steps: int = 40, quiet: bool = False) -> str:
+    """The diff for the terminal; *quiet*: one line per difference (the rule, what differs, where)
+    and the summary."""
+    if quiet:
+        out = [f"{_numbers(d)}: {d.how} differs; {_games(d)}" for d in r.differences]
+        out += [f"not settled: {g.config} ({g.players}p): {g.text}" for g in r.symbolic if not g.settled]
+        out += [f"not settled: {g.config} ({g.players}p): a limit stopped the exploration" for g in r.games
+                if not g.complete]
+        verdict = ("no differences" if r.agree else f"{len({d.rule for d in r.differences})} rule(s) make a difference")
+        return "\n".join(out + [f"summary: {verdict} in {_games_compared(r)} games"])
     lines = [f"A: {r.a}", f"B: {r.b}", "", "games (situations: the initial states; differ: those from which the results "
              "play can reach differ):"]
     for g in r.games:
