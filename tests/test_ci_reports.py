@@ -115,3 +115,28 @@ def test_quiet_prints_what_fails_and_the_summary() -> None:
     passing = CliRunner().invoke(main, ["check", "all-lose-is-draw", "--config", "effects", "--quiet",
                                         "--no-reports", "--no-cache"])
     assert passing.exit_code == 0 and passing.stdout.strip().splitlines() == ["summary: 1 holds"]
+
+
+def test_progress_shows_on_a_terminal_only() -> None:
+    """The runner tells each game done (for a progress bar); the bar draws on a terminal, and a
+    run whose standard error is not one (CI, a pipe, this test) shows none."""
+    import io
+
+    from rich.console import Console
+
+    from verify.checking.runner import Options, check
+    from verify.model.loader import load_model
+    from verify.output.progress import RunProgress
+
+    model = load_model()
+    told: list[tuple[int, int, str]] = []
+    check(model, [model.property("all-lose-is-draw")], Options(engine="explicit", configs=("loop-pair", "loop-may")),
+          progress=lambda done, total, label, states: told.append((done, total, label)))
+    assert told == [(1, 2, "loop-pair (2p)"), (2, 2, "loop-may (2p)")]
+    screen = io.StringIO()
+    with RunProgress("games", True, console=Console(file=screen, force_terminal=True, width=100)) as bar:
+        bar(1, 2, "loop-pair (2p)", 22)
+        bar(2, 2, "loop-may (2p)", 161)
+    assert "games: loop-may (2p)" in screen.getvalue() and "2/2" in screen.getvalue()
+    run = CliRunner().invoke(main, ["check", "game-end-final", "--config", "loop-pair", "--no-reports"])
+    assert run.exit_code == 0 and "games:" not in run.stderr and "states/s" not in run.stderr

@@ -44,6 +44,7 @@ from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.edition import edition_json, edition_markdown, edition_text
 from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
+from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
 from verify.output.text import SHOWN_STEPS, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
 from verify.scenarios.diff import diff_scenario
@@ -212,7 +213,9 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
                       symmetry=symmetry, players=players, max_memory_mb=max_memory,
                       jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None)
-    results = check(model, props, options)
+    with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
+                     total=len(games(model, options))) as bar:
+        results = check(model, props, options, progress=bar)
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
     if junit is not None:
@@ -603,30 +606,32 @@ def simulate_(files: tuple[str, ...], rules: str | None, edition: str | None, do
     out = []
     shown = 0
     failed = 0
-    for scenario in scenarios:
-        sim = simulate(model, scenario, memory_mb=max_memory, timeout=timeout)
-        ok = sim.settled and sim.as_expected is not False
-        failed += not ok
-        if as_json:
-            out.append(scenario_json(sim))
-        elif not (quiet and ok):  # --quiet: only the scenarios that do not end as they expect
-            where = ""
-            if too_long(sim):  # the terminal shows the ends of the trace; the whole of it goes to a file
-                if no_reports:
-                    where = "no file (--no-reports)"
-                else:
-                    path = Path(reports) / "traces" / f"scenario.{Path(scenario.path).stem}.txt"
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(scenario_text(sim) + "\n", encoding="utf-8")
-                    where = str(path)
-            click.echo(("\n" if shown else "") + scenario_text(sim, SHOWN_STEPS, where))
-            shown += 1
-        if dot:
-            Path(dot).write_text(scenario_dot(sim), encoding="utf-8")
-            if not as_json and not quiet:
-                click.echo(f"graph written to {dot} ({sim.graph.number_of_nodes()} states)")
-        if not ok:
-            code = EXIT_FAIL
+    with RunProgress("scenarios", shows_progress(quiet, as_json) and len(scenarios) > 1, total=len(scenarios)) as bar:
+        for k, scenario in enumerate(scenarios, 1):
+            sim = simulate(model, scenario, memory_mb=max_memory, timeout=timeout)
+            bar(k, len(scenarios), Path(scenario.path).stem, sim.states)
+            ok = sim.settled and sim.as_expected is not False
+            failed += not ok
+            if as_json:
+                out.append(scenario_json(sim))
+            elif not (quiet and ok):  # --quiet: only the scenarios that do not end as they expect
+                where = ""
+                if too_long(sim):  # the terminal shows the ends of the trace; the whole of it goes to a file
+                    if no_reports:
+                        where = "no file (--no-reports)"
+                    else:
+                        path = Path(reports) / "traces" / f"scenario.{Path(scenario.path).stem}.txt"
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_text(scenario_text(sim) + "\n", encoding="utf-8")
+                        where = str(path)
+                click.echo(("\n" if shown else "") + scenario_text(sim, SHOWN_STEPS, where))
+                shown += 1
+            if dot:
+                Path(dot).write_text(scenario_dot(sim), encoding="utf-8")
+                if not as_json and not quiet:
+                    click.echo(f"graph written to {dot} ({sim.graph.number_of_nodes()} states)")
+            if not ok:
+                code = EXIT_FAIL
     if as_json:
         click.echo(json.dumps(out if len(out) != 1 else out[0], indent=2))
     elif quiet:

@@ -19,7 +19,7 @@ from verify.model.types import Config, Model, Property
 from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
-__all__ = ["Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
+__all__ = ["Progress", "Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
 
 ENGINES = ("both", "explicit", "z3")
 
@@ -105,8 +105,13 @@ def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit
     return graph
 
 
-def check(model: Model, properties: Iterable[Property], options: Options = Options()) -> list[CheckResult]:
-    """Check *properties* on every configuration and player count of *model*.
+Progress = Callable[[int, int, str, int], None]  # games done, games in all, the game just done, its states
+
+
+def check(model: Model, properties: Iterable[Property], options: Options = Options(),
+          progress: Progress | None = None) -> list[CheckResult]:
+    """Check *properties* on every configuration and player count of *model* (each game done
+    is told to *progress*, if given: for a progress bar).
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -128,6 +133,9 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
             if props and all(p.id in refuted for p in props):
                 break  # one counterexample each is enough: nothing left to settle
             found = pending.results(name, n)
+            if progress is not None:
+                states = max((r.states for rs in found.values() for r in rs), default=0)
+                progress(played.index((name, n)) + 1, len(played), f"{name} ({n}p)", states)
             for p in props:
                 if p.id in refuted:
                     continue

@@ -1,6 +1,7 @@
 """The model as data: vocabulary, rules, properties and configurations."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -23,6 +24,10 @@ LOOP_KINDS = MANDATORY_KINDS + ("pass",)  # the steps of a mandatory loop (104.4
 PLAY_KINDS = LOOP_KINDS + ("optional",)  # the steps of any cycle of play: conceding never loops
 CLAUSE_KINDS = ("clause", "exception")
 PROPERTY_KINDS = ("state", "step", "terminal")
+
+# the end of a sentence: a full stop and a space, but not that of an abbreviation
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bcf)\.\s")
+
 
 def mandatoriness(kind: str) -> str:
     """'mandatory', 'optional', or the kind itself for passing and conceding."""
@@ -65,9 +70,26 @@ class Rule:
         """The rule's text in *lang* where the model has it, else its own (English) text."""
         return dict(self.texts).get(lang or "", self.text)
 
-    def summary(self, lang: str | None = None) -> str:
-        first = self.text_in(lang).strip().split(". ")[0].strip()
-        return first if len(first) <= 90 else first[:87] + "..."
+    def summary(self, lang: str | None = None, width: int = 90) -> str:
+        """The text's first sentence (an abbreviation such as 'e.g.' ends none), cut at a word
+        to *width* characters.
+
+        >>> Rule.summary_of("A card says so (e.g. Platinum Angel). More.", 90)
+        'A card says so (e.g. Platinum Angel)'
+        >>> Rule.summary_of("one two three four", 12)
+        'one two...'
+        """
+        return Rule.summary_of(self.text_in(lang), width)
+
+    @staticmethod
+    def summary_of(text: str, width: int) -> str:
+        text = " ".join(text.split())
+        end = _SENTENCE_END.search(text)
+        first = (text[:end.start()] if end else text).rstrip(".")
+        if len(first) <= width:
+            return first
+        cut = first[:width - 3].rsplit(" ", 1)[0].rstrip(" ,;:(")
+        return cut + "..."
 
 
 @dataclass(frozen=True, slots=True)
