@@ -28,7 +28,7 @@ def test_verify_all_on_the_bundled_model(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["all", "--config", "effects", "--config", "card-statics", "--config",
                                     "loop-unrelated-option", "--config", "two-headed-giant-draws",
                                     "--config", "emperor-effects", "--config", "range-of-influence-loop",
-                                    "--reports", str(tmp_path / "r"), "--no-scenarios"])
+                                    "--reports", str(tmp_path / "r"), "--no-scenarios", "-v"])
     assert run.exit_code == 0, run.output
     ids = {p.id for p in load_model().properties}
     rows = {line.split()[0]: line for line in run.output.splitlines() if line.split() and line.split()[0] in ids}
@@ -195,7 +195,7 @@ def test_players_override_every_configuration(model) -> None:
     # a configuration whose card sits at seat 2 needs three players
     assert ("loop-third-player", 2) not in played and ("loop-third-player", 5) in played
     run = CliRunner().invoke(main, ["check", "game-end-final", "--players", "2..3", "--config", "duel",
-                                    "--config", "multiplayer", "--engine", "z3", "--no-reports"])
+                                    "--config", "multiplayer", "--engine", "z3", "--no-reports", "-v"])
     assert run.exit_code == 0, run.output
     assert "duel           2/3 players" in run.output and "multiplayer    2/3 players" in run.output
     assert "duel (2/3p), multiplayer (2/3p)" in run.output

@@ -46,7 +46,7 @@ from verify.output.itf import results_json, scenario_json, trace_itf
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
-from verify.output.text import SHOWN_STEPS, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
+from verify.output.text import SHOWN_STEPS, cut_line, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
 from verify.scenarios.diff import diff_scenario
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
@@ -203,7 +203,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
          max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, edition: str | None,
-         junit: str | None, sarif: str | None, quiet: bool, scenarios: bool = False) -> int:
+         junit: str | None, sarif: str | None, quiet: bool, verbose: bool, scenarios: bool = False) -> int:
     model = _model(rules, edition)
     props = select(model, list(ids))
     # the case library holds today's rulings: an edition is checked on its properties alone
@@ -243,10 +243,12 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                 rest = "the rest by Z3 only" if options.engine == "both" else "the rest not checked (--engine explicit)"
                 only = ("" if explored == counts else
                         f" (explored: {'/'.join(map(str, explored)) or 'none'}; {rest})")
-                click.echo(f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}")
+                line = f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}"
+                click.echo(line if verbose else cut_line(line))
         click.echo("")
         traces = f"{where / 'traces'}" if where is not None else ""
-        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces))
+        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces,
+                                verbose=verbose))
         if options.cache is not None:
             click.echo(cache_text(results, options.cache))
         if cases is not None:
@@ -299,6 +301,9 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
         click.option("--quiet", "-q", is_flag=True,
                      help="Print only what fails (its line, trace or reason) and the summary: for CI logs."),
+        click.option("--verbose", "-v", is_flag=True,
+                     help="Each property's line with the rules it protects and the whole method, every game "
+                          "named (as in the reports)."),
         click.option("--depth", type=click.IntRange(1, 60), default=DEFAULT_DEPTH, show_default=True,
                      help="Deepest bounded-model-checking search, in steps."),
         click.option("--rlimit", type=click.IntRange(1, MAX_RLIMIT), default=DEFAULT_RLIMIT, show_default=True,

@@ -10,7 +10,7 @@ from verify.output.steps import actor_name, changes_text, joined, loop_note, ste
 from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "result_line", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
+__all__ = ["trace_text", "result_line", "cut_line", "short_how", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
            "too_long"]
 
 # The most steps of one trace printed on a terminal: the first two thirds and the last third of
@@ -66,22 +66,80 @@ def trace_text(trace: Trace, max_steps: int | None = None, where: str = "") -> s
     return "\n".join(lines)
 
 
-def result_line(r: CheckResult) -> str:
-    return (f"{r.property_id:<22} {', '.join(r.protects):<24} {r.verdict.value:<19} "
-            f"{r.seconds:6.2f}s  {r.method}")
+LINE = 100  # columns of a property's line without -v
+
+
+def short_how(r: CheckResult) -> str:
+    """How a verdict was reached, in a few words: what settled it and on how many games (the
+    whole method is in the reports, and under -v)."""
+    def games(engine: str, verdict: Verdict) -> set[tuple[str, int]]:
+        return {(e.config, e.players) for e in r.results if e.engine == engine and e.verdict is verdict}
+    if r.verdict is Verdict.VIOLATED:
+        e = next((e for e in r.results if e.verdict is Verdict.VIOLATED), None)
+        if e is None:
+            return r.method
+        steps = f", {len(e.trace.steps)} steps" if e.trace is not None else ""
+        return f"counterexample on {e.config} ({e.players}p){steps}"
+    everywhere = {(e.config, e.players) for e in r.results}
+    if r.verdict in (Verdict.UNKNOWN, Verdict.VACUOUS):
+        return f"{_games(len(everywhere))}; why below"
+    parts = []
+    explored = games("explicit", Verdict.HOLDS)
+    if explored:
+        states = sum(e.states for e in r.results if e.engine == "explicit" and e.verdict is Verdict.HOLDS)
+        parts.append(f"explored {_games(len(explored))} ({_short(states)} states)")
+    proved = games("z3", Verdict.HOLDS)
+    if proved:
+        parts.append(f"proved {len(proved)} by Z3")
+    bounded = ({k for k in everywhere if k not in explored | proved}
+               & (games("explicit", Verdict.BOUNDED) | games("z3", Verdict.BOUNDED)))
+    if bounded:  # what the verdict rests on comes first
+        parts.insert(0, f"within bounds {_games(len(bounded))} declare{'s' if len(bounded) == 1 else ''}"
+                     if r.declared else f"only within bounds on {_games(len(bounded))}")
+    if r.results and all(e.cached for e in r.results):
+        parts.append("cached")
+    return "; ".join(parts) or r.method
+
+
+def _games(n: int) -> str:
+    return "1 game" if n == 1 else f"{n} games"
+
+
+def cut_line(line: str, width: int = LINE) -> str:
+    """*line* cut to *width* columns at a word."""
+    if len(line) <= width:
+        return line
+    return line[:width - 3].rsplit(" ", 1)[0].rstrip(" ,;(") + "..."
+
+
+def _short(n: int) -> str:
+    return f"{n / 1_000_000:.1f}M" if n >= 1_000_000 else f"{n / 1000:.0f}k" if n >= 10_000 else f"{n:,}"
+
+
+def result_line(r: CheckResult, width: int = 22, verbose: bool = False) -> str:
+    """A property's line: its verdict, time, id and how, cut to LINE columns at a word (with
+    *verbose*: its id, the rules it protects, verdict, time and the whole method)."""
+    if verbose:
+        return (f"{r.property_id:<{width}} {', '.join(r.protects):<24} {r.verdict.value:<19} "
+                f"{r.seconds:6.2f}s  {r.method}")
+    return cut_line(f"{r.verdict.value:<19} {r.seconds:7.2f}s  {r.property_id}: {short_how(r)}")
 
 
 def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False,
-                 max_steps: int | None = None, traces_dir: str = "", quiet: bool = False) -> str:
+                 max_steps: int | None = None, traces_dir: str = "", quiet: bool = False,
+                 verbose: bool = False) -> str:
     """The verdict table, then each violation's trace (at most *max_steps* steps of it, the
     whole in *traces_dir*), each unknown's reason and the first counterexample to induction.
-    *quiet*: the table's lines of the properties that do not pass only."""
+    *quiet*: the table's lines of the properties that do not pass only; *verbose*: each line
+    with the rules its property protects and the whole method, every game named."""
     results = list(results)
 
     def shown(t: Trace, stem: str) -> str:
         return trace_text(t, max_steps, f"{traces_dir}/{stem}.txt" if traces_dir else "")
-    lines = [f"{'property':<22} {'protects':<24} {'verdict':<19} {'time':>7}  how"]
-    lines += [result_line(r) for r in results if not (quiet and r.ok)]
+    width = max([len("property")] + [len(r.property_id) for r in results])
+    lines = [f"{'property':<{width}} {'protects':<24} {'verdict':<19} {'time':>7}  how" if verbose else
+             f"{'verdict':<19} {'time':>8}  property: how"]
+    lines += [result_line(r, width, verbose) for r in results if not (quiet and r.ok)]
     if quiet and len(lines) == 1:
         lines = []
     for r in results:
