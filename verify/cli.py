@@ -436,15 +436,18 @@ def list_(rules: str | None, edition: str | None, lang: str | None, list_edition
     if model.edition is not CURRENT:
         click.echo(edition_text(model) + "\n")
     click.echo(f"rules ({len(model.rules)}):")
-    for r in model.rules:
-        kind = f"{r.kind} of {r.defines}" if r.defines else r.kind
-        click.echo(f"  {r.id:<18} {kind:<22} {r.summary(lang)}")
+    kinds = [f"{r.kind} of {r.defines}" if r.defines else r.kind for r in model.rules]
+    wid, wkind = max(len(r.id) for r in model.rules), max(map(len, kinds))
+    for r, kind in zip(model.rules, kinds):  # (columns as wide as their widest entry: they never misalign)
+        click.echo(cut_line(f"  {r.id:<{wid}} {kind:<{wkind}} {r.summary(lang, width=200)}"))
     click.echo(f"\nproperties ({len(model.properties)}):")
+    wid = max(len(p.id) for p in model.properties)
     for p in model.properties:
-        click.echo(f"  {p.id:<22} {p.kind:<9} [{', '.join(p.protects)}] {p.title}")
+        click.echo(cut_line(f"  {p.id:<{wid}} {p.kind:<9} [{', '.join(p.protects)}] {p.title}"))
     click.echo(f"\nconfigurations ({len(model.configs)}):")
+    wid = max(len(c.name) for c in model.configs)
     for c in model.configs:
-        click.echo(f"  {c.name:<14} players {', '.join(map(str, c.players))}; {c.describe_bounds()}")
+        click.echo(cut_line(f"  {c.name:<{wid}} players {', '.join(map(str, c.players))}; {c.describe_bounds()}"))
     return EXIT_OK
 
 
