@@ -439,12 +439,13 @@ def test_malformed_rule_reference(model_copy: Path, rel: str, old: str, new: str
 def test_missing_rule_reference_is_only_a_warning(model_copy: Path) -> None:
     old = 'protects = ["104.1"]\nkind = "state"\nwhen = "phase == over"'
     text = edit(model_copy, "properties.toml", old, old.replace("104.1", "104.9z"))
-    run = invoke("check", "game-end-final", "--rules", str(model_copy), "--no-reports", "--config", "duel")
+    run = invoke("check", "game-end-final", "--rules", str(model_copy), "--no-reports", "--config", "duel", "-v")
     assert "Traceback" not in run.everything
     assert run.exit_code == 0, run.everything
     expect_diag(run, model_copy, "properties.toml", *value_position(text, 'protects = ["104.9z"]'),
                 "property 'game-end-final' protects rule '104.9z'", severity="warning")
     assert "warning:" not in run.stdout
+    # (-v: each line names the rules its property protects)
     assert re.search(r"^game-end-final\s+104\.9z\s+holds\b", run.stdout, re.M), run.stdout
 
 
