@@ -194,6 +194,9 @@ def test_players_override_every_configuration(model) -> None:
     assert ("duel", 5) in played and ("effects", 8) in played and ("multiplayer", 2) in played
     # a configuration whose card sits at seat 2 needs three players
     assert ("loop-third-player", 2) not in played and ("loop-third-player", 5) in played
+    # seat lists of teams are for one player count: no Two-Headed Giant game of 2 or 5 players
+    assert {n for name, n in played if name == "two-headed-giant"} == set()
+    assert {n for name, n in games(model, Options(players=(2, 4, 6))) if name == "two-headed-giant"} == {4}
     run = CliRunner().invoke(main, ["check", "game-end-final", "--players", "2..3", "--config", "duel",
                                     "--config", "multiplayer", "--engine", "z3", "--no-reports", "-v"])
     assert run.exit_code == 0, run.output

@@ -86,7 +86,7 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
             if name in skip:
                 raise UsageError(f"configuration '{name}' does not apply to edition {model.edition.name}: {skip[name]}")
     return [(c.name, n) for c in model.configs if (c.name in options.configs if options.configs else c.name not in skip)
-            for n in (c.players if options.players is None else [m for m in options.players if m >= c.min_players])]
+            for n in (c.players if options.players is None else [m for m in options.players if c.takes(m)])]
 
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,

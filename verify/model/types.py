@@ -175,6 +175,18 @@ class Config:
     teams: tuple[tuple[int, ...], ...] = ()
     team_size: int = 0
 
+    def takes(self, n: int) -> bool:
+        """Whether an *n*-player game of this configuration exists: enough seats for what its seats
+        and cards name, and its teams: seat lists given are for one player count, teams of
+        team_size need a multiple of it (two teams at least)."""
+        if n < self.min_players:
+            return False
+        if self.teams:
+            return n == sum(len(t) for t in self.teams)
+        if self.team_size > 1:
+            return n % self.team_size == 0 and n >= 2 * self.team_size
+        return True
+
     def teams_for(self, n: int) -> tuple[tuple[int, ...], ...]:
         """The teams of an *n*-player game of this configuration (() for free-for-all)."""
         return team_seats(self.teams, self.team_size, n)
