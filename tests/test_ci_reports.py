@@ -140,3 +140,15 @@ def test_progress_shows_on_a_terminal_only() -> None:
     assert "games: loop-may (2p)" in screen.getvalue() and "2/2" in screen.getvalue()
     run = CliRunner().invoke(main, ["check", "game-end-final", "--config", "loop-pair", "--no-reports"])
     assert run.exit_code == 0 and "games:" not in run.stderr and "states/s" not in run.stderr
+
+
+def test_the_schemas_reject_malformed_reports() -> None:
+    """The validation these tests rely on can fail: a JUnit suite without its required counts,
+    and a SARIF result with a level SARIF does not have."""
+    bad_junit = ('<testsuites><testsuite package="endgame" id="0" name="p" timestamp="2026-12-04T00:00:00" '
+                 'hostname="localhost"><properties/><system-out/><system-err/></testsuite></testsuites>')
+    assert not xmlschema.XMLSchema(str(SCHEMAS / "JUnit.xsd")).is_valid(bad_junit)
+    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    bad_sarif = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "Endgame"}},
+                                               "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(bad_sarif))

@@ -125,7 +125,8 @@ def _inapplicable(command: str, **given: tuple[bool, str]) -> None:
             click.echo(f"note: --{name.replace('_', '-')} does not apply to `verify {command}`: {why}", err=True)
 
 
-QUIET = click.option("--quiet", "-q", is_flag=True, help="Print only what fails and a summary.")
+QUIET = click.option("--quiet", "-q", is_flag=True,
+                     help="Print only what fails (its line, trace or reason) and a summary: for CI logs.")
 NO_REPORTS = click.option("--no-reports", is_flag=True, help="Write no report files.")
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 
@@ -218,6 +219,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         results = check(model, props, options, progress=bar)
     cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
     where = None if no_reports else write_reports(results, model, reports, cases)
+    traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:
         Path(junit).write_text(junit_xml(results, model, cases), encoding="utf-8")
     if sarif is not None:
@@ -225,8 +227,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     if as_json:
         click.echo(json.dumps(_json(results, model, _command(), cases), indent=2))
     elif quiet:
-        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS,
-                                traces_dir=f"{where / 'traces'}" if where is not None else "", quiet=True))
+        click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces, quiet=True))
         failed = [c for c in cases or () if not c.ok]
         if cases is not None:
             click.echo(f"case library: {len(cases) - len(failed)} of {len(cases)} scenarios as their rulings say"
@@ -246,7 +247,6 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                 line = f"  {c.name:<14} {'/'.join(map(str, counts))} players{only}; {c.describe_bounds()}"
                 click.echo(line if verbose else cut_line(line))
         click.echo("")
-        traces = f"{where / 'traces'}" if where is not None else ""
         click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces,
                                 verbose=verbose))
         if options.cache is not None:
@@ -299,8 +299,7 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Also write the results as SARIF 2.1.0: each property not settled as holding, at "
                           "the model file and line of the rule its trace blames."),
         click.option("--witness", is_flag=True, help="Also print each property's witness trace."),
-        click.option("--quiet", "-q", is_flag=True,
-                     help="Print only what fails (its line, trace or reason) and the summary: for CI logs."),
+        QUIET,
         click.option("--verbose", "-v", is_flag=True,
                      help="Each property's line with the rules it protects and the whole method, every game "
                           "named (as in the reports)."),

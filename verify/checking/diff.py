@@ -15,12 +15,13 @@ Every trace shown is replayed through its own rule set's semantics first.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterator
+from dataclasses import replace
 
 import networkx as nx
 
 from verify.checking.blame import Blame
-from verify.checking.differences import CUT, NEVER_ENDS, STUCK, Difference, DiffResult, GameDiff, SymbolicGame
+from verify.checking.differences import (CUT, NEVER_ENDS, STUCK, Difference, DiffResult, GameDiff, SymbolicGame,
+                                         shared_steps)
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.errors import UsageError
 from verify.explicit.budget import Budget, Limits
@@ -85,7 +86,7 @@ class _Side:
             return None
 
     def origin(self, rule_id: str) -> str:
-        return self.model.edition.current(rule_id) or rule_id
+        return self.model.edition.key(rule_id)
 
     def shortest(self, start: int, goal: str | None) -> list[tuple[int, int]]:
         """The shortest path [(node, instance)] from *start* to a node whose own results hold
@@ -116,10 +117,10 @@ class _Side:
         return t
 
 
-def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, str, str, str]:
+def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], int, str, str]:
     """Follow *x*'s path in *y* as far as *y* allows the same steps: *y*'s path so far, the number
-    of steps shared, and the rule (current number) on the step where they part, with its number
-    on the side that took it and what differs."""
+    of steps shared, and the rule (current number) on the step where they part, with what of it
+    differs."""
     ynode = y.node(x.g.states[path[0][0]])
     assert ynode is not None
     ypath = [(ynode, -1)]
@@ -135,14 +136,13 @@ def _follow(x: _Side, y: _Side, path: list[tuple[int, int]]) -> tuple[list[tuple
         if step is None:
             has = any(y.origin(r.id) == origin for r in y.model.rules)
             how = ("its effect" if same_rule else "its guard" if has else "whether it exists")
-            return ypath, i - 1, origin, inst.rule.id, how
+            return ypath, i - 1, origin, how
         ypath.append((y.g.dst[step], y.g.lab[step]))
     # x's whole path is allowed in y: y goes on where x stopped (a step x does not have)
     e = y.out[ypath[-1][0]][0] if y.out[ypath[-1][0]] else None
     if e is not None:
-        rule = y.g.instances[y.g.lab[e]].rule.id
-        return ypath, len(path) - 1, y.origin(rule), rule, "its guard"
-    return ypath, len(path) - 1, "", "", "the result of the same play"
+        return ypath, len(path) - 1, y.origin(y.g.instances[y.g.lab[e]].rule.id), "its guard"
+    return ypath, len(path) - 1, "", "the result of the same play"
 
 
 def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
@@ -171,11 +171,8 @@ def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
         result = extra[0]
         x, y, side = (a, b, "A") if result in ra else (b, a, "B")
         xpath = x.shortest(x.node(s) or 0, result)
-        ypath, part, rule, number, how = _follow(x, y, xpath)
-        blamed = blame.blame(rule) if rule else []
-        if blamed and blamed != [rule]:  # the step's rule reads a clause that differs
-            how = f"{how} ({rule}, through {'/'.join(blamed)})"
-            rule, number = "+".join(blamed), ""
+        ypath, part, rule, how = _follow(x, y, xpath)
+        rule, how = blame.attribute(rule, how)
         ytail = y.shortest(ypath[-1][0], None)
         ypath = ypath + ytail[1:]
         ends_x = ", ".join(sorted(x.reach[xpath[0][0]]))
@@ -184,20 +181,15 @@ def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
         ty = y.trace(ypath, f"never reaches '{result}'; from here this side can reach: {ends_y}")
         ta, tb = (tx, ty) if side == "A" else (ty, tx)
         key = rule or "(the same play ends otherwise)"
-        if number:
-            num_other = next((r.id for r in y.model.rules if y.origin(r.id) == rule), None)
-            na, nb = (number, num_other) if side == "A" else (num_other, number)
-        else:  # several clauses, or one read through the step's rule: named by their current numbers
-            na = nb = None
-        d = Difference(key, na, nb, how, result, side, tuple(sorted(ra)), tuple(sorted(rb)), ta, tb, part,
+        # (each rule's numbers in A and B are given once all games are done: diff_models)
+        d = Difference(key, None, None, how, result, side, tuple(sorted(ra)), tuple(sorted(rb)), ta, tb, part,
                        (label,), 1)
         best = mine.get(key)
         if best is None:
             mine[key] = d
         else:
             shorter = len(d.trace_a.steps) + len(d.trace_b.steps) < len(best.trace_a.steps) + len(best.trace_b.steps)
-            mine[key] = d if shorter else best
-            mine[key] = _count(mine[key], best.situations + 1)
+            mine[key] = replace(d if shorter else best, situations=best.situations + 1)
     # play one side allows and the other never does: the first state of it each side reaches
     # (whose predecessor on its shortest path both reach), for the rules not already shown
     for x, y, side in ((a, b, "A"), (b, a, "B")):
@@ -209,28 +201,18 @@ def _game(ma: Model, mb: Model, config: str, n: int, out: DiffResult,
             ybase = y.node(x.g.states[p])
             assert ybase is not None
             ypath = _path(y.g, ybase)
-            _, _, rule, number, how = _follow(x, y, [(p, -1), xpath[-1]])
-            blamed = blame.blame(rule)
-            if blamed and blamed != [rule]:
-                how = f"{how} ({rule}, through {'/'.join(blamed)})"
-                rule, number = "+".join(blamed), ""
+            rule, how = blame.attribute(*_follow(x, y, [(p, -1), xpath[-1]])[2:])
             if rule in mine or rule in plays:
                 if rule in plays:
-                    plays[rule] = _count(plays[rule], plays[rule].situations + 1)
+                    plays[rule] = replace(plays[rule], situations=plays[rule].situations + 1)
                 continue
             ypath = ypath + y.shortest(ybase, None)[1:]
             tx = x.trace(xpath, "reaches a state the other side never reaches (its last)")
             ty = y.trace(ypath, "never reaches it; the same state before the last step, then its own shortest "
                          "way to a result")
             ta, tb = (tx, ty) if side == "A" else (ty, tx)
-            shared = sum(1 for _ in _common(ta, tb))
-            if number:
-                num_other = next((r.id for r in y.model.rules if y.origin(r.id) == rule), None)
-                na, nb = (number, num_other) if side == "A" else (num_other, number)
-            else:
-                na = nb = None
-            plays[rule] = Difference(rule, na, nb, how, "a state of play", side, (), (), ta, tb, shared,
-                                     (label,), 1)
+            plays[rule] = Difference(rule, None, None, how, "a state of play", side, (), (), ta, tb,
+                                     shared_steps(ta, tb), (label,), 1)
     for key, d in list(mine.items()) + list(plays.items()):
         found.setdefault(key, []).append(d)
     out.games.append(GameDiff(config, n, len(ga.states), len(gb.states), ga.n_initial, differing,
@@ -252,19 +234,6 @@ def _path(g: StateGraph, v: int) -> list[tuple[int, int]]:
         path.append((v, g.via[v]))
         v = g.parent[v]
     return path[::-1]
-
-
-def _common(ta: Trace, tb: Trace) -> Iterator[int]:
-    """The steps both traces share from their start."""
-    for i, (sa, sb) in enumerate(zip(ta.steps, tb.steps)):
-        if (sa.state, sa.actor, sa.card) != (sb.state, sb.actor, sb.card):
-            return
-        yield i
-
-
-def _count(d: Difference, situations: int) -> Difference:
-    return Difference(d.rule, d.number_a, d.number_b, d.how, d.result, d.only_in, d.results_a, d.results_b,
-                      d.trace_a, d.trace_b, d.part, d.games, situations)
 
 
 def _symbolic(ma: Model, mb: Model, config: str, n: int, out: DiffResult, found: dict[str, list[Difference]],
@@ -318,11 +287,7 @@ def _parting_difference(p: Product, part: Parting, ma: Model, mb: Model, config:
         traces[side] = t
     x = ma if part.side == "A" else mb
     last = p.instances(part.side)[(part.labels_a if part.side == "A" else part.labels_b)[-1]]
-    rule = x.edition.current(last.rule.id) or last.rule.id
-    blamed = blame.blame(rule)
-    how = "its guard or effect"
-    if blamed and blamed != [rule]:
-        how, rule = f"its guard or effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
+    rule, how = blame.attribute(x.edition.key(last.rule.id), "its guard or effect")
     return Difference(rule, None, None, how, Z3_PLAY, part.side, (), (),
                       traces["A"], traces["B"], len(part.states) - 2, (label,), 1)
 
@@ -372,9 +337,8 @@ def diff_models(ma: Model, mb: Model, a: str, b: str, configs: tuple[str, ...] |
         best = min(pool, key=lambda d: (len(d.trace_a.steps) + len(d.trace_b.steps), d.trace_a.config))
         games = tuple(dict.fromkeys(g for d in pool for g in d.games))
         number_a, number_b = blame.numbers(best.rule)
-        out.differences.append(Difference(best.rule, number_a, number_b, best.how, best.result,
-                                           best.only_in, best.results_a, best.results_b, best.trace_a,
-                                           best.trace_b, best.part, games, sum(d.situations for d in pool)))
+        out.differences.append(replace(best, number_a=number_a, number_b=number_b, games=games,
+                                       situations=sum(d.situations for d in pool)))
     out.differences.sort(key=lambda d: (d.rule == "", d.rule))
     loops = sorted(k for k in blame.differs if k in blame.rules and blame.rules[k].graph)
     if out.symbolic:

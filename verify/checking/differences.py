@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from verify.checking.trace import Trace
 
-__all__ = ["Difference", "GameDiff", "SymbolicGame", "DiffResult", "NEVER_ENDS", "STUCK", "CUT"]
+__all__ = ["Difference", "GameDiff", "SymbolicGame", "DiffResult", "NEVER_ENDS", "STUCK", "CUT", "shared_steps"]
 
 NEVER_ENDS, STUCK, CUT = "never ends", "stuck", "beyond the bounds"
 
@@ -78,3 +78,12 @@ class DiffResult:
         return all(g.complete for g in self.games) and all(g.settled for g in self.symbolic)
 
 
+def shared_steps(ta: Trace, tb: Trace) -> int:
+    """How many steps two games from the same start share before they part (the same state
+    reached, by the same actor and card)."""
+    n = 0
+    for sa, sb in zip(ta.steps, tb.steps):
+        if (sa.state, sa.actor, sa.card) != (sb.state, sb.actor, sb.card):
+            break
+        n += 1
+    return n

@@ -205,7 +205,7 @@ def _one(loader: _Loader, f: _File, vocab: Vocabulary, checker: TypeChecker, rul
             continue
         replaced[base.id] = rule
         changes[rule.id] = spec["why"]
-        if _meaning(rule) != _meaning(base):
+        if rule.meaning != base.meaning:
             differs.append(rule.id)
     out: list[Rule] = []
     new_origin: dict[str, str] = {}
@@ -240,10 +240,6 @@ def _one(loader: _Loader, f: _File, vocab: Vocabulary, checker: TypeChecker, rul
     origin.clear()
     origin.update(new_origin)
     return out, table, changes, differs
-
-
-def _meaning(r: Rule) -> tuple[object, ...]:
-    return (r.kind, r.actor, r.card, r.defines, r.when, r.then)
 
 
 def _texts(loader: _Loader, f: _File, at: tuple[object, ...], spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:

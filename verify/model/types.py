@@ -66,6 +66,11 @@ class Rule:
     def is_transition(self) -> bool:
         return self.kind in TRANSITION_KINDS
 
+    @property
+    def meaning(self) -> tuple[object, ...]:
+        """What the rule does, its number, texts and citations aside (two editions' rules compare so)."""
+        return (self.kind, self.actor, self.card, self.defines, self.when, self.then)
+
     def text_in(self, lang: str | None) -> str:
         """The rule's text in *lang* where the model has it, else its own (English) text."""
         return dict(self.texts).get(lang or "", self.text)
@@ -234,6 +239,11 @@ class Edition:
     def current(self, rule_id: str) -> str | None:
         """The current edition's id of this edition's rule *rule_id* (None: new in an edition)."""
         return self.origin.get(rule_id, rule_id if not self.chain else None)
+
+    def key(self, rule_id: str) -> str:
+        """What names this edition's rule *rule_id* across editions: its current number, or its own
+        for a rule new in an edition."""
+        return self.current(rule_id) or rule_id
 
 
 def renumber(number: str, table: Mapping[str, str]) -> str:

@@ -6,23 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from verify.checking.blame import Blame
-from verify.checking.differences import Difference, DiffResult, GameDiff
-from verify.checking.trace import Trace
+from verify.checking.differences import Difference, DiffResult, GameDiff, shared_steps
 from verify.model.types import Model
 from verify.scenarios.format import load_scenario
 from verify.scenarios.simulate import Outcome, simulate
 
 __all__ = ["diff_scenario"]
-
-
-def _shared(ta: Trace, tb: Trace) -> int:
-    """How many steps two games from the same start share (the same rule, actor and state)."""
-    n = 0
-    for sa, sb in zip(ta.steps, tb.steps):
-        if (sa.state, sa.actor, sa.card) != (sb.state, sb.actor, sb.card):
-            break
-        n += 1
-    return n
 
 
 def diff_scenario(ma: Model, mb: Model, a: str, b: str, path: Path | str,
@@ -40,22 +29,18 @@ def diff_scenario(ma: Model, mb: Model, a: str, b: str, path: Path | str,
     for side, mine, other, mx, my in (("A", by_a, by_b, ma, mb), ("B", by_b, by_a, mb, ma)):
         for label in sorted(mine.keys() - other.keys()):
             o = mine[label]
-            twin: Outcome | None = max(other.values(), key=lambda t: _shared(o.trace, t.trace), default=None)
+            twin: Outcome | None = max(other.values(), key=lambda t: shared_steps(o.trace, t.trace), default=None)
             if twin is None:
                 continue
             pair = (label, twin.label) if side == "A" else (twin.label, label)
             if pair in shown:  # the other side's outcome, already shown against this one
                 continue
             shown.add(pair)
-            part = _shared(o.trace, twin.trace)
+            part = shared_steps(o.trace, twin.trace)
             steps = o.trace.steps if part < len(o.trace.steps) else twin.trace.steps
             model = mx if part < len(o.trace.steps) else my
             number = steps[part].rule if part < len(steps) else ""
-            rule = model.edition.current(number) or number if number else ""
-            blamed = blame.blame(rule) if rule in blame.rules else []
-            how = "its guard or effect"
-            if blamed and blamed != [rule]:
-                how, rule = f"its effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
+            rule, how = blame.attribute(model.edition.key(number) if number else "", "its guard or effect")
             ta, tb = (o.trace, twin.trace) if side == "A" else (twin.trace, o.trace)
             results = (tuple(sorted(by_a)), tuple(sorted(by_b)))
             out.differences.append(Difference(rule or "(the same play ends otherwise)", *blame.numbers(rule), how, label,
@@ -68,14 +53,10 @@ def diff_scenario(ma: Model, mb: Model, a: str, b: str, path: Path | str,
             if fresh is None or fresh == 0:
                 continue
             number = o.trace.steps[fresh - 1].rule
-            rule = mx.edition.current(number) or number
-            blamed = blame.blame(rule) if rule in blame.rules else []
-            how = "its guard or effect"
-            if blamed and blamed != [rule]:
-                how, rule = f"its guard or effect ({rule}, through {'/'.join(blamed)})", "+".join(blamed)
+            rule, how = blame.attribute(mx.edition.key(number), "its guard or effect")
             if any(d.rule == rule for d in out.differences):
                 continue
-            twin = max(other_sim.outcomes, key=lambda t: _shared(o.trace, t.trace))
+            twin = max(other_sim.outcomes, key=lambda t: shared_steps(o.trace, t.trace))
             ta, tb = (o.trace, twin.trace) if side == "A" else (twin.trace, o.trace)
             out.differences.append(Difference(rule, *blame.numbers(rule), how, "a state of play", side, (), (), ta, tb,
                                               fresh - 1, (f"scenario {name}",), 1))

@@ -50,7 +50,6 @@ class Product:
         self.a = TransitionSystem(a, config_a, self.layout, self.insts_a, bounded=False, ctx=ctx)
         self.b = TransitionSystem(b, config_b, self.layout, self.insts_b, bounded=False, ctx=ctx)
         self.ctx, self.rlimit, self.spent = ctx, rlimit, 0
-        self._any: dict[str, Any] = {}
 
     # -- relations ------------------------------------------------------------------------
     def _some(self, ts: TransitionSystem, s: Frame, t: Frame) -> Any:
