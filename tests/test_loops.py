@@ -77,6 +77,24 @@ def test_two_mandatory_triggers_feeding_each_other_draw() -> None:
     assert _forced_outcomes(g) == {("P0:drawn P1:drawn", "104.4b")}
 
 
+def test_a_loss_replaced_at_every_check_is_a_loop_of_state_based_actions() -> None:
+    """loop-state-based: with an amount of 0 the Mirror (controlled, not owned) replaces its
+    controller's loss at every check and nobody receives priority again: a draw at the check
+    (704.3, 104.4b); with an amount of 1 the replacement leaves her at 1 life and the game goes on."""
+    g = _graph("loop-state-based", 2)
+    phase, lay = g.layout.base["phase"], g.layout
+    amount = lay.base["amount"]
+    looping = [s for s in g.states if g.oracle is not None and g.oracle.holds("mandatory_loop", s)]
+    assert looping and all(s[amount] == 0 for s in looping)
+    assert {lay.vocab.enums["phase"][s[phase]] for s in looping} == {"check", "settle_sba"}
+    draws = [(a, b) for a, b, k in g.edges() if g.instances[k].rule.id == "104.4b"]
+    assert draws and all(g.states[a][phase] == lay.vocab.enums["phase"].index("check") for a, _ in draws)
+    comp = Compiler(g.model, lay, g.config.params, g.is_terminal(), g.oracle)
+    inst = next(i for i in g.instances if i.rule.id == "104.4b")
+    assert {explain(g.model, comp, inst, g.states[a]) for a, _ in draws} == {("704.3/repeat", "614.1a/card(P0)", "704.5a(P0)")}
+    assert _forced_outcomes(g) == {("P0:won P1:lost", "104.1 104.3(P1) 614.1a/card(P0) 104.2a(P0)")}  # P1 decks first
+
+
 def test_a_may_in_the_loop_lets_its_controller_stop_it() -> None:
     g = _graph("loop-may", 2)
     assert _on_loop(g) == (False, True)
@@ -236,18 +254,19 @@ def test_z3_lassos_find_exactly_the_mandatory_loops_of_the_explored_graph(name: 
     assert g.oracle is not None
     explicit = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
     config = next(c for c in MODEL.configs if c.name == name)
-    phase = g.layout.base["phase"]
+    prop = MODEL.property("mandatory-loops-draw")
+    # where a player would receive priority, or at the check of a loop of state-based actions
+    premise = Compiler(g.model, g.layout, g.config.params, g.is_terminal(), g.oracle).expr(prop.when)
     # The depth comes from the explored graph: the shortest lasso it has (a shortest path to a loop
     # state where the premise holds, then a shortest cycle back), so Z3 must find one exactly there;
     # without one, a few steps show that Z3 makes none up.
     lengths = [len(g.path_to(i)) - 1 + len(g.oracle.cycle(i, mandatory=True)) for i, s in enumerate(g.states)
-               if s[phase] == 0 and g.oracle.holds("mandatory_loop", s)]
+               if premise(s, None)]
     sym = SymbolicChecker(MODEL, config, n, bounded=True)
     sym.session.lasso_depth = min(lengths) if lengths else 6
-    prop = MODEL.property("mandatory-loops-draw")
     trace, reason = sym.lasso(prop, "mandatory_loop", violation=False)
     assert reason is None
-    assert (trace is not None) == bool(lengths) == bool([s for s in explicit if s[phase] == 0])
+    assert (trace is not None) == bool(lengths) == bool([s for s in explicit if premise(s, None)])
     if trace is not None:
         assert len(trace.steps) == min(lengths)
     if trace is not None:
