@@ -179,3 +179,32 @@ def test_unknown_rule_or_configuration_is_a_usage_error() -> None:
     run = CliRunner().invoke(main, ["mutate", "--rule", "104.4a", "--mutant", "104.4a when drop-conjunct #9"])
     assert run.exit_code == 2 and "no mutant '104.4a when drop-conjunct #9'" in run.output
     assert "did you mean '104.4a when drop-conjunct #" in run.output
+
+
+def test_an_explanation_follows_its_edit_when_the_rule_is_renumbered(bundled: Model) -> None:
+    """Keys number the mutants of a rule, part and operator in order, so a new clause early in a
+    rule moves every later one: an entry that gives its edit still accounts for the mutant making
+    that edit, and the report says which key to write; an entry no mutant matches stays mismatched."""
+    from verify.errors import SourceLoc
+    from verify.mutation.equivalent import Explanation
+    from verify.mutation.report import MutationReport, Outcome
+    from verify.output.mutation import mutation_text
+
+    ms = [m for m in mutants(bundled, frozenset({"104.4a"})) if m.operator == "drop-conjunct"]
+    assert len(ms) >= 2 and ms[0].edit != ms[1].edit
+    first, second = ms[0], ms[1]
+    survived = (Outcome(first, "killed", "scenario x", "", 0.0), Outcome(second, "survived", "", "nothing failed", 0.0))
+    here = SourceLoc("mutants.toml", 3, 1)
+    # written when the surviving mutant was the first of its kind: its key now names another edit
+    moved = {first.key: Explanation(first.key, "equivalent", here, second.edit)}
+    report = MutationReport(survived, moved)
+    assert report.ok and not report.unexplained and not report.mismatched and not report.caught_though_explained
+    assert [(o.mutant.key, e.mutant) for o, e in report.moved] == [(second.key, first.key)]
+    assert f"renumbered: the entry '{first.key}'" in mutation_text(report) and second.key in mutation_text(report)
+    # an entry for an edit no mutant makes any more is shown against its key, and fails the run
+    stale = {second.key: Explanation(second.key, "equivalent", here, "`gone` deleted")}
+    report = MutationReport(survived, stale)
+    assert not report.ok and [o.mutant.key for o, _ in report.mismatched] == [second.key]
+    # without an edit an entry stays with its key
+    report = MutationReport(survived, {second.key: Explanation(second.key, "equivalent", here)})
+    assert report.ok and not report.moved

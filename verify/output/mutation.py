@@ -11,7 +11,7 @@ __all__ = ["mutation_text", "mutation_markdown", "mutation_json"]
 
 def _score_line(r: MutationReport) -> str:
     n = len(r.outcomes)
-    survived, explained = r.of("survived"), [o for o in r.of("survived") if o.mutant.key in r.explained]
+    survived, explained = r.of("survived"), [o for o in r.of("survived") if r.explanation(o) is not None]
     line = (f"mutation score: {len(r.of('killed'))}/{n} mutants caught ({100 * r.score:.1f}%); "
             f"{len(survived)} survived ({len(explained)} explained in mutants.toml, "
             f"{len(r.unexplained)} not)")
@@ -23,7 +23,7 @@ def _score_line(r: MutationReport) -> str:
 def _survivor(o: Outcome, r: MutationReport) -> list[str]:
     m = o.mutant
     lines = [f"  {m.key}  ({m.loc})", f"    edit: {m.edit}"]
-    e = r.explained.get(m.key)
+    e = r.explanation(o)
     if e is None:
         lines.append(f"    not caught: {o.detail}; explain it in mutants.toml, or add a property or a scenario")
     else:
@@ -49,6 +49,9 @@ def mutation_text(r: MutationReport) -> str:
         lines.append(f"broke the checker: {o.mutant.key} ({o.mutant.loc}): {o.mutant.edit}: {o.by}: {o.detail}")
     for o in r.caught_though_explained:
         lines.append(f"caught now, though mutants.toml explains it: {o.mutant.key} (by {o.by}): the entry can go")
+    for o, e in r.moved:
+        lines.append(f"renumbered: the entry '{e.mutant}' ({e.loc}) accounts for {o.mutant.key}, the mutant "
+                     f"with its edit now; write that key there")
     lines.append(_score_line(r))
     return "\n".join(lines)
 
@@ -58,7 +61,7 @@ def mutation_markdown(r: MutationReport, command: str) -> str:
            "| mutant | where | edit | result | caught by / why not |", "|---|---|---|---|---|"]
     for o in r.outcomes:
         m = o.mutant
-        e = r.explained.get(m.key)
+        e = r.explanation(o)
         why = o.by if o.status == "killed" else (f"explained: {e.why}" if e else o.detail)
         edit = m.edit.replace("|", "\\|")
         status = o.status if o.status == "killed" or e else f"**{o.status}**"
@@ -78,7 +81,7 @@ def mutation_json(r: MutationReport, command: str) -> dict[str, Any]:
         "outcomes": [{"key": o.mutant.key, "rule": o.mutant.rule, "operator": o.mutant.operator,
                       "part": o.mutant.part, "file": o.mutant.loc.file, "line": o.mutant.loc.line,
                       "col": o.mutant.loc.col, "edit": o.mutant.edit, "result": o.status, "by": o.by,
-                      "detail": o.detail, "explained": (r.explained[o.mutant.key].why
-                                                        if o.mutant.key in r.explained else None),
+                      "detail": o.detail, "explained": (e.why if (e := r.explanation(o)) else None),
+                      "explained_as": e.mutant if e else None,
                       "seconds": round(o.seconds, 3)} for o in r.outcomes],
     }
