@@ -96,6 +96,10 @@ class Simulation:
 
 # -- playing -------------------------------------------------------------------------
 
+def _never(s: State, t: Any) -> bool:
+    return False
+
+
 class _Player:
     """The compiled pieces one simulation needs."""
 
@@ -113,6 +117,12 @@ class _Player:
         self.drift = Drift.of(self.settle_model, config.params, fixed_values(model, config))
         self.settle_insts = instances(self.settle_model, self.layout, config.params, bounds=config.bounds,
                                       actions=config.actions, compiler=self.compiler)
+        # The situation as stated is settled before its first event without concessions: the
+        # events are what a scenario is about, and a concession (at any time, 104.3a) before them
+        # would end it before anything happened. With no events, conceding is explored from the start.
+        # (The same instances, a concession's guard false: a step's instance is found by its index.)
+        self.opening_insts = tuple(replace(i, guard=_never) if i.rule.kind == "concession" and scenario.events else i
+                                   for i in self.settle_insts)
         # The play graph of the search each state was found in: rules that ask about loops
         # (104.4b) are replayed and explained against it.
         self.oracles: dict[State, GraphOracle] = {}
@@ -194,9 +204,10 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
     ended: dict[str, tuple[str, tuple[Step, ...], str]] = {}  # label -> (kind, path, why) for unknown/stuck
 
     def settle(starts: list[tuple[State, tuple[Step, ...]]], stop: Any = run.rest,
-               final: bool = False) -> dict[State, tuple[Step, ...]]:
+               final: bool = False, opening: bool = False) -> dict[State, tuple[Step, ...]]:
         """Play on from *starts* by the model's own steps to where *stop* (or the game's end) holds;
-        *final*: no event follows (where play rests, only the outcome is read)."""
+        *final*: no event follows (where play rests, only the outcome is read); *opening*: the
+        situation as stated, before the first event."""
         nonlocal explored
         origin: dict[State, tuple[Step, ...]] = {}
         for t, path in starts:
@@ -204,7 +215,8 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                 origin[t] = path
         g = explore(run.settle_model, config, scenario.n, initial=list(origin),
                     stop=lambda s: bool(stop(s, None)), budget=budget,
-                    compiled=(run.compiler, run.settle_insts), drift=run.drift, final=final)
+                    compiled=(run.compiler, run.opening_insts if opening else run.settle_insts),
+                    drift=run.drift, final=final)
         explored += len(g.states)
         if g.folding is not None:
             drifting.update(g.folding.drifting())
@@ -300,7 +312,7 @@ def simulate(model: Model, scenario: Scenario, *, memory_mb: int | None = None,
                 stage = settle(after, run.between) if after else {}
         return starts
 
-    frontier = settle([(init, ())])
+    frontier = settle([(init, ())], opening=True)
     for event in scenario.events:
         # 'pass = 3': three times; 'next_turn': until a new turn begins, then until its main
         # phase. Paths are grouped by how many of the event's conditions they have met.
