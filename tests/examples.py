@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Player values, seats 0..2
 STATE = {
-    "phase": "draw", "active": 1, "step": "draw_step", "first_turn": False, "would_draw": False, "stack": 0,
+    "phase": "draw", "active": 1, "step": "draw_step", "first_turn": False, "would_draw": False, "extra_turns": 0, "stack": 0,
     "variant": "standard",
     "life": [3, -1, 0], "library": [0, 2, 5], "poison": [0, 10, 4],
     "to_draw": [1, 0, 2],

@@ -555,7 +555,7 @@ def test_rules_option_naming_a_file(tmp_path: Path) -> None:
 # -- 14. parameters ---------------------------------------------------------------------
 
 DUEL_PARAMS = ("draw_n = 2\nlife_step = 1\npoison_step = 5\npoison_limit = 10\ncommander_step = 7\ncommander_limit = 21\n"
-               "[config.bounds]\ncommander_damage = [0, 0]\nlife = [-1, 2]")
+               "[config.bounds]\nextra_turns = [0, 0]\ncommander_damage = [0, 0]\nlife = [-1, 2]")
 
 
 def test_unknown_parameter(model_copy: Path) -> None:

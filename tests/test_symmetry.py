@@ -145,6 +145,7 @@ poison_limit = 10
 commander_step = 7
 commander_limit = 21
 [config.bounds]
+extra_turns = [0, 0]
 commander_damage = [0, 0]
 life = [1, 1]
 library = [0, 0]

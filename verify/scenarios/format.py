@@ -98,6 +98,7 @@ EVENT_KINDS: Mapping[str, EventKind] = {
     "win": EventKind("104.2b/effect", None, None, "player", "an effect says {who} win{s} the game", limited="801.14"),
     "lose": EventKind("104.3e/effect", None, None, "player", "an effect says {who} lose{s} the game"),
     "concede": EventKind("104.3a", None, None, "player", "{who} concede{s}"),
+    "extra_turn": EventKind("500.7/effect", None, None, "player", "{who} take{s} an extra turn after this one"),
     "draw_game": EventKind(None, "104.4c/effect", None, "flag", "an effect says the game is a draw"),
     "draw_game_by": EventKind("104.4c/effect", None, None, "player",
                               "an effect {who} control{s} says the game is a draw", limited="801.15"),
