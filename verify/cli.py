@@ -43,6 +43,7 @@ from verify.output.diff import diff_json, diff_markdown, diff_text
 from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.edition import edition_json, edition_markdown, edition_text
 from verify.output.itf import results_json, scenario_json, trace_itf
+from verify.output.html import results_html
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
@@ -137,7 +138,7 @@ def _command() -> str:
 
 def write_reports(results: list[CheckResult], model: Model, directory: str,
                   cases: list[CaseResult] | None = None) -> Path:
-    """latest.md, latest.json, run.txt and traces/ (emptied first: no trace outlives its run);
+    """latest.md, index.html, latest.json, run.txt and traces/ (emptied first: no trace outlives its run);
     with *cases*, the case library in both reports and the traces of every scenario that did
     not end as its ruling says."""
     out = Path(directory)
@@ -151,6 +152,7 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     if cases is not None:
         markdown += cases_markdown(cases, _library(model))
     (out / "latest.md").write_text(markdown, encoding="utf-8")
+    (out / "index.html").write_text(results_html(results, command, display_path(model.root), cases), encoding="utf-8")
     data = _json(results, model, command, cases)
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     traces = out / "traces"
@@ -166,8 +168,8 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
             (traces / f"{stem}.itf.json").write_text(json.dumps(trace_itf(t), indent=2) + "\n",
                                                      encoding="utf-8")
             (traces / f"{stem}.dot").write_text(trace_dot(t) + "\n", encoding="utf-8")
-        for e in r.results:  # why Z3's induction failed, per game
-            if e.cti is not None:
+        for e in r.results:  # why Z3's induction failed, per game (not once the property is refuted)
+            if e.cti is not None and r.trace is None:
                 traces.mkdir(exist_ok=True)
                 (traces / f"{r.property_id}.cti.{e.config}-{e.players}p.txt").write_text(
                     trace_text(e.cti) + "\n", encoding="utf-8")

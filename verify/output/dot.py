@@ -9,16 +9,31 @@ from verify.scenarios.simulate import Simulation
 __all__ = ["trace_dot", "graph_dot", "scenario_dot"]
 
 
+def _q(text: str) -> str:
+    return text.replace('"', "'")
+
+
 def trace_dot(trace: Trace) -> str:
+    """A trace as a small graph: the start, then each state by what differs from the start (so
+    a long state does not make every node wide); each step labelled with its rule, who took it
+    and the variables it changed; a lasso's return as a dashed edge."""
     lay = trace.layout
-    lines = ["digraph trace {", "  rankdir=TB;", "  node [shape=box, fontname=monospace];"]
+    lines = ["digraph trace {", "  rankdir=TB;", "  node [shape=box, fontname=monospace, fontsize=10];",
+             "  edge [fontname=monospace, fontsize=9];"]
+    start = trace.states[0]
     for i, s in enumerate(trace.states):
-        label = lay.show(s).replace('"', "'").replace("] ", "]\\n")
+        if i == 0:
+            label = "s0: start"
+        else:
+            diff = lay.changes(start, s)
+            label = f"s{i}: " + ("\\n".join(f"{n} = {b}" for n, _, b in diff) if diff else "as at the start")
         extra = ", style=bold, color=red" if i == len(trace.states) - 1 and trace.role == "counterexample" else ""
-        lines.append(f'  s{i} [label="s{i}: {label}"{extra}];')
+        lines.append(f'  s{i} [label="{_q(label)}"{extra}];')
     for i, step in enumerate(trace.steps):
         who = actor_name(step.actor, step.card, lay.cards)
-        lines.append(f'  s{i} -> s{i + 1} [label="{step.rule} {who} ({step.mandatoriness})"];')
+        changed = "\\n".join(f"{n}: {a}->{b}" for n, a, b in lay.changes(trace.states[i], trace.states[i + 1]))
+        label = f"{step.rule} {who} ({step.mandatoriness})" + (f"\\n{changed}" if changed else "")
+        lines.append(f'  s{i} -> s{i + 1} [label="{_q(label)}"];')
     if trace.loop_start is not None:
         lines.append(f'  s{len(trace.steps)} -> s{trace.loop_start} [style=dashed, label="loop"];')
     lines.append("}")

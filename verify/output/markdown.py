@@ -39,13 +39,16 @@ def results_markdown(results: Iterable[CheckResult], command: str, model_dir: st
         out += ["", f"## `{r.property_id}` — {r.title}", "", f"Verdict: **{r.verdict.value}** ({r.method})", ""]
         for e in r.results:
             out.append(f"- {e.engine}, `{e.config}`, {e.players} players: {e.verdict.value} — {e.method}")
-        for e in r.results:
-            if e.cti is not None:
-                out += ["", trace_markdown(e.cti)]
+        # the real counterexample first; a counterexample to induction only where none was found
+        # (it shows why Z3 could not prove the property, which matters no more once it is refuted)
         if r.trace is not None:
             out += ["", trace_markdown(r.trace)]
         elif r.witness is not None:
             out += ["", trace_markdown(r.witness)]
+        if r.trace is None:
+            for e in r.results:
+                if e.cti is not None:
+                    out += ["", trace_markdown(e.cti)]
     return "\n".join(out) + "\n"
 
 

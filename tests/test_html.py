@@ -1,0 +1,106 @@
+"""The HTML report (reports/index.html): written with every report, opened in headless Chromium
+(Debian's `chromium`, which .ci/run installs where missing; elsewhere the browser test is skipped
+without it), its traces drawn by Graphviz, its links pointing at what is there."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT
+
+from verify.cli import main
+
+BROKEN = ROOT / "tests" / "models" / "violated" / "loops-never-draw"
+
+
+def _browser() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("CI"):
+        pytest.fail("CI must have Chromium for the HTML report's test (.ci/run installs it)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("reports")
+    run = CliRunner().invoke(main, ["check", "mandatory-loops-draw", "--rules", str(BROKEN), "--config", "loop-pair",
+                                    "--reports", str(out)])
+    assert run.exit_code == 1, run.output
+    return out
+
+
+def test_the_report_has_the_summary_the_property_and_its_counterexample(report: Path) -> None:
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<a href="#p-mandatory-loops-draw">mandatory-loops-draw</a>' in page
+    assert '<section id="p-mandatory-loops-draw">' in page
+    assert "Counterexample: configuration <code>loop-pair</code>, 2 players, 12 steps" in page
+    # one row a step, the loop marked and linked
+    assert len(re.findall(r"<tr(?: id=\"[^\"]*\")?><td>\d+</td>", page)) == 12
+    assert 'href="#mandatory-loops-draw.counterexample-loop"' in page
+    assert 'id="mandatory-loops-draw.counterexample-loop"' in page
+    if shutil.which("dot"):
+        assert page.count("<svg") == 1
+    else:
+        assert "traces/mandatory-loops-draw.counterexample.dot" in page
+
+
+def test_the_drawing_shows_only_what_changed(report: Path) -> None:
+    dot = (report / "traces" / "mandatory-loops-draw.counterexample.dot").read_text(encoding="utf-8")
+    assert 's0 [label="s0: start"]' in dot
+    assert "life" not in dot  # no step changes a life total, so no node or edge shows one
+    assert 's1 [label="s1: phase = check\\nstack = 0\\npending[Reply] = 1\\npos[Echo] = 0"]' in dot
+    assert 's0 -> s1 [label="608.2 Echo (pass)\\nphase: priority->check' in dot
+    assert "-> s0 [style=dashed" in dot
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, text=True, check=True).stdout
+        width = float(re.search(r'<svg width="(\d+)pt"', svg).group(1))  # type: ignore[union-attr]
+        assert width < 1000, width  # a 12-step trace is not thousands of points wide
+
+
+def test_chromium_renders_the_report_and_its_links_resolve(report: Path) -> None:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no Chromium here (.ci/run installs Debian's chromium)")
+    page = report / "index.html"
+    done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    dom = done.stdout
+    assert "<h1>Endgame verification report</h1>" in dom, done.stderr[-2000:]
+    assert "<table>" in dom and "mandatory-loops-draw" in dom
+    if shutil.which("dot"):
+        assert "<svg" in dom and "608.2 Echo (pass)" in dom  # Graphviz's drawing, rendered inline
+    ids = set(re.findall(r'id="([^"]+)"', dom))
+    links = re.findall(r'href="([^"]+)"', dom)
+    assert links
+    for link in links:
+        if link.startswith("#"):
+            assert link[1:] in ids, link
+        else:
+            assert (report / link).is_file(), link
+
+
+def test_markdown_puts_the_real_counterexample_first_and_no_induction_counterexample_once_refuted() -> None:
+    from dataclasses import replace
+
+    from verify.checking.runner import Options, check
+    from verify.checking.verdict import CheckResult, EngineResult, Verdict
+    from verify.model.loader import load_model
+    from verify.output.markdown import results_markdown
+
+    model = load_model(BROKEN)
+    [found] = check(model, [model.property("mandatory-loops-draw")], Options(engine="explicit", configs=("loop-pair",)))
+    real = found.trace
+    assert real is not None
+    cti = replace(real, role="induction counterexample")
+    z3 = EngineResult("z3", "duel", 2, Verdict.UNKNOWN, "not proved by induction", 0.1, cti=cti)
+    refuted = replace(found, results=(z3, *found.results))
+    page = results_markdown([refuted], "verify check", "model")
+    assert "**Counterexample** for `mandatory-loops-draw`" in page and "Induction counterexample" not in page
+    unsettled = CheckResult(found.property_id, found.title, found.protects, Verdict.UNKNOWN, "not settled", 0.1, (z3,))
+    assert "**Induction counterexample** for `mandatory-loops-draw`" in results_markdown([unsettled], "verify check", "model")
