@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from io import StringIO
 from typing import Iterable
+
+from rich.console import Console
+from rich.table import Table
 
 from verify.checking.trace import Trace
 from verify.checking.verdict import CheckResult, Verdict
@@ -116,13 +120,38 @@ def _short(n: int) -> str:
     return f"{n / 1_000_000:.1f}M" if n >= 1_000_000 else f"{n / 1000:.0f}k" if n >= 10_000 else f"{n:,}"
 
 
-def result_line(r: CheckResult, width: int = 22, verbose: bool = False) -> str:
-    """A property's line: its verdict, time, id and how, cut to LINE columns at a word (with
-    *verbose*: its id, the rules it protects, verdict, time and the whole method)."""
+VERDICT_WIDTH = max(len(v.value) for v in Verdict)
+TIME_WIDTH = 8  # '1234.56s'
+
+
+def result_line(r: CheckResult) -> str:
+    """A property's line: its verdict, time, id and how, cut to LINE columns at a word."""
+    return cut_line(f"{r.verdict.value:<{VERDICT_WIDTH}} {r.seconds:{TIME_WIDTH - 1}.2f}s  "
+                    f"{r.property_id}: {short_how(r)}")
+
+
+def verdict_table(results: list[CheckResult], verbose: bool) -> list[str]:
+    """The verdict table as lines, its columns laid out by rich (never misaligned, whatever the
+    lengths): verdict, time and 'property: how' cut to LINE columns at a word; with *verbose*,
+    property, the rules it protects, verdict, time and the whole method, one line each."""
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0))
     if verbose:
-        return (f"{r.property_id:<{width}} {', '.join(r.protects):<24} {r.verdict.value:<19} "
-                f"{r.seconds:6.2f}s  {r.method}")
-    return cut_line(f"{r.verdict.value:<19} {r.seconds:7.2f}s  {r.property_id}: {short_how(r)}")
+        for name, right in (("property", False), ("protects", False), ("verdict", False), ("time", True),
+                            ("how", False)):
+            table.add_column(name, justify="right" if right else "left", no_wrap=True)
+        for r in results:
+            table.add_row(r.property_id, ", ".join(r.protects), r.verdict.value, f"{r.seconds:.2f}s", r.method)
+    else:
+        table.add_column("verdict", no_wrap=True, min_width=VERDICT_WIDTH)
+        table.add_column("time", justify="right", no_wrap=True, min_width=TIME_WIDTH)
+        table.add_column("property: how", no_wrap=True)
+        rest = LINE - VERDICT_WIDTH - TIME_WIDTH - 4
+        for r in results:
+            table.add_row(r.verdict.value, f"{r.seconds:.2f}s", cut_line(f"{r.property_id}: {short_how(r)}", rest))
+    out = StringIO()
+    Console(file=out, width=100_000 if verbose else LINE, color_system=None, highlight=False,
+            emoji=False, markup=False).print(table)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
 
 
 def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False,
@@ -136,12 +165,8 @@ def results_text(results: Iterable[CheckResult], *, traces: bool = True, witness
 
     def shown(t: Trace, stem: str) -> str:
         return trace_text(t, max_steps, f"{traces_dir}/{stem}.txt" if traces_dir else "")
-    width = max([len("property")] + [len(r.property_id) for r in results])
-    lines = [f"{'property':<{width}} {'protects':<24} {'verdict':<19} {'time':>7}  how" if verbose else
-             f"{'verdict':<19} {'time':>8}  property: how"]
-    lines += [result_line(r, width, verbose) for r in results if not (quiet and r.ok)]
-    if quiet and len(lines) == 1:
-        lines = []
+    listed = [r for r in results if not (quiet and r.ok)]
+    lines = verdict_table(listed, verbose) if listed or not quiet else []
     for r in results:
         if traces and r.verdict is Verdict.VIOLATED and r.trace is not None:
             lines += ["", shown(r.trace, f"{r.property_id}.{r.trace.role}")]
