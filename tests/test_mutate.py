@@ -62,8 +62,8 @@ def test_constants_move_by_one_both_ways_and_assignments_go(bundled: Model) -> N
     edits = {m.key: m.edit for m in mutants(bundled, frozenset({"117.4", "119.3/lose"}))}
     assert edits["117.4 when constant #1"] == "`0` -> `1`" and edits["117.4 when constant #2"] == "`0` -> `(-1)`"
     assert edits["119.3/lose then constant #1"] == "`1` -> `2`" and edits["119.3/lose then constant #2"] == "`1` -> `0`"
-    assert edits["117.4 then drop-assignment #5"] == "`phase := turn` deleted"
-    assert sum(1 for k in edits if k.startswith("117.4") and "drop-assignment" in k) == 5
+    assert edits["117.4 then drop-assignment #6"] == "`phase := turn` deleted"
+    assert sum(1 for k in edits if k.startswith("117.4") and "drop-assignment" in k) == 6
 
 
 def test_a_deleted_clause_is_caught_by_the_library_and_by_a_property(bundled: Model) -> None:

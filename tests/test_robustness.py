@@ -49,6 +49,7 @@ SURVIVORS = {
     "104.3a": _ACTION, "104.3e/effect": _ACTION, "119.3/lose": _ACTION, "121.1/effect": _ACTION,
     "121.2c/effect": _ACTION, "121.3": _ACTION, "122.1/poison": _ACTION, "119.3/gain": _ACTION,
     "121.5/mill": _ACTION, "121.5/exile": _ACTION, "121.5/put": _ACTION, "120.3/damage": _ACTION,
+    "500.7/effect": _ACTION,
     "104.4b": "no mandatory loop in duel or effects (the loop games protect it)",
     "800.4j": "a departed player's turn needs three players (multiplayer protects it)",
     "800.4k": "a departed player's turn needs three players (multiplayer protects it)",

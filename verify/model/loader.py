@@ -91,7 +91,7 @@ def domain_text(vocab: Vocabulary) -> str:
 
     >>> from verify.model.loader import load_model
     >>> domain_text(load_model().vocab).split(" and ")[0]
-    "stack' >= 0"
+    "extra_turns' >= 0"
     """
     parts = []
     for v in vocab.vars.values():
