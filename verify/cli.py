@@ -43,7 +43,7 @@ from verify.output.diff import diff_json, diff_markdown, diff_text
 from verify.output.dot import graph_dot, scenario_dot, trace_dot
 from verify.output.edition import edition_json, edition_markdown, edition_text
 from verify.output.itf import results_json, scenario_json, trace_itf
-from verify.output.html import results_html
+from verify.output.htmlreport import results_html
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text

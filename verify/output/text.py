@@ -110,10 +110,19 @@ def _games(n: int) -> str:
 
 
 def cut_line(line: str, width: int = LINE) -> str:
-    """*line* cut to *width* columns at a word."""
+    """*line* cut to *width* columns at a word; a cut that would fall inside a parenthesis (as in
+    '(e.g. Platinum ...') goes before the parenthesis, unless that leaves less than half the line.
+
+    >>> cut_line("An effect exiles a card in play (e.g. a flicker ability), and its abilities leave", 50)
+    'An effect exiles a card in play...'
+    """
     if len(line) <= width:
         return line
-    return line[:width - 3].rsplit(" ", 1)[0].rstrip(" ,;(") + "..."
+    kept = line[:width - 3].rsplit(" ", 1)[0]
+    opened = kept.rfind("(")
+    if opened > kept.rfind(")") and opened >= width // 2:
+        kept = kept[:opened]
+    return kept.rstrip(" ,;(") + "..."
 
 
 def _short(n: int) -> str:
