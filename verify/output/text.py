@@ -14,7 +14,7 @@ from verify.output.steps import actor_name, changes_text, joined, loop_note, ste
 from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "result_line", "cut_line", "short_how", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
+__all__ = ["trace_text", "verdict_table", "cut_line", "short_how", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
            "too_long"]
 
 # The most steps of one trace printed on a terminal: the first two thirds and the last third of
@@ -131,12 +131,6 @@ def _short(n: int) -> str:
 
 VERDICT_WIDTH = max(len(v.value) for v in Verdict)
 TIME_WIDTH = 8  # '1234.56s'
-
-
-def result_line(r: CheckResult) -> str:
-    """A property's line: its verdict, time, id and how, cut to LINE columns at a word."""
-    return cut_line(f"{r.verdict.value:<{VERDICT_WIDTH}} {r.seconds:{TIME_WIDTH - 1}.2f}s  "
-                    f"{r.property_id}: {short_how(r)}")
 
 
 def verdict_table(results: list[CheckResult], verbose: bool) -> list[str]:
