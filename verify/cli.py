@@ -47,7 +47,7 @@ from verify.output.htmlreport import results_html
 from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
-from verify.output.text import SHOWN_STEPS, cut_line, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
+from verify.output.text import SHOWN_STEPS, aligned, cut_line, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
 from verify.scenarios.diff import diff_scenario
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
@@ -437,18 +437,15 @@ def list_(rules: str | None, edition: str | None, lang: str | None, list_edition
     if model.edition is not CURRENT:
         click.echo(edition_text(model) + "\n")
     click.echo(f"rules ({len(model.rules)}):")
-    kinds = [f"{r.kind} of {r.defines}" if r.defines else r.kind for r in model.rules]
-    wid, wkind = max(len(r.id) for r in model.rules), max(map(len, kinds))
-    for r, kind in zip(model.rules, kinds):  # (columns as wide as their widest entry: they never misalign)
-        click.echo(cut_line(f"  {r.id:<{wid}} {kind:<{wkind}} {r.summary(lang, width=200)}"))
+    def shown(rows: list[tuple[str, ...]]) -> None:
+        for line in aligned(rows, gap=1):
+            click.echo(cut_line("  " + line))
+    shown([(r.id, f"{r.kind} of {r.defines}" if r.defines else r.kind, r.summary(lang, width=200))
+           for r in model.rules])
     click.echo(f"\nproperties ({len(model.properties)}):")
-    wid = max(len(p.id) for p in model.properties)
-    for p in model.properties:
-        click.echo(cut_line(f"  {p.id:<{wid}} {p.kind:<9} [{', '.join(p.protects)}] {p.title}"))
+    shown([(p.id, p.kind, f"[{', '.join(p.protects)}] {p.title}") for p in model.properties])
     click.echo(f"\nconfigurations ({len(model.configs)}):")
-    wid = max(len(c.name) for c in model.configs)
-    for c in model.configs:
-        click.echo(cut_line(f"  {c.name:<{wid}} players {', '.join(map(str, c.players))}; {c.describe_bounds()}"))
+    shown([(c.name, f"players {', '.join(map(str, c.players))}; {c.describe_bounds()}") for c in model.configs])
     return EXIT_OK
 
 

@@ -10,6 +10,7 @@ __all__ = ["trace_dot", "graph_dot", "scenario_dot"]
 
 
 def _q(text: str) -> str:
+    """*text* inside a DOT string: its double quotes made single."""
     return text.replace('"', "'")
 
 
@@ -45,7 +46,7 @@ def graph_dot(graph: StateGraph) -> str:
     g = to_networkx(graph)
     lines = ["digraph states {", "  node [shape=box, fontname=monospace];"]
     for i in g.nodes:
-        label = graph.layout.show(graph.states[i]).replace('"', "'")
+        label = _q(graph.layout.show(graph.states[i]))
         lines.append(f'  {i} [label="{i}: {label}"];')
     for a, b, d in g.edges(data=True):
         actor = "" if d["actor"] is None else f"P{d['actor']} "
@@ -58,10 +59,10 @@ def scenario_dot(sim: Simulation) -> str:
     """The explored situation as Graphviz DOT: events in bold, outcomes as double octagons."""
     lay, g = sim.layout, sim.graph
     ids = {s: i for i, s in enumerate(g.nodes)}
-    lines = [f'digraph "{sim.scenario.title.replace(chr(34), chr(39))}" {{',
+    lines = [f'digraph "{_q(sim.scenario.title)}" {{',
              "  node [shape=box, fontname=monospace];"]
     for s, d in g.nodes(data=True):
-        label = lay.show(s).replace('"', "'").replace("] ", "]\\n")
+        label = _q(lay.show(s)).replace("] ", "]\\n")
         extra = ""
         if "outcome" in d:
             label = f"{d['outcome']}\\n{label}"

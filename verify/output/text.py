@@ -14,7 +14,7 @@ from verify.output.steps import actor_name, changes_text, joined, loop_note, ste
 from verify.scenarios.library import CASE_STATUSES, CaseResult
 from verify.scenarios.simulate import Simulation, expect_text
 
-__all__ = ["trace_text", "verdict_table", "cut_line", "short_how", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
+__all__ = ["trace_text", "verdict_table", "aligned", "cut_line", "short_how", "results_text", "scenario_text", "cases_text", "cache_text", "SHOWN_STEPS",
            "too_long"]
 
 # The most steps of one trace printed on a terminal: the first two thirds and the last third of
@@ -133,28 +133,31 @@ VERDICT_WIDTH = max(len(v.value) for v in Verdict)
 TIME_WIDTH = 8  # '1234.56s'
 
 
-def verdict_table(results: list[CheckResult], verbose: bool) -> list[str]:
-    """The verdict table as lines, its columns laid out by rich (never misaligned, whatever the
-    lengths): verdict, time and 'property: how' cut to LINE columns at a word; with *verbose*,
-    property, the rules it protects, verdict, time and the whole method, one line each."""
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0))
-    if verbose:
-        for name, right in (("property", False), ("protects", False), ("verdict", False), ("time", True),
-                            ("how", False)):
-            table.add_column(name, justify="right" if right else "left", no_wrap=True)
-        for r in results:
-            table.add_row(r.property_id, ", ".join(r.protects), r.verdict.value, f"{r.seconds:.2f}s", r.method)
-    else:
-        table.add_column("verdict", no_wrap=True, min_width=VERDICT_WIDTH)
-        table.add_column("time", justify="right", no_wrap=True, min_width=TIME_WIDTH)
-        table.add_column("property: how", no_wrap=True)
-        rest = LINE - VERDICT_WIDTH - TIME_WIDTH - 4
-        for r in results:
-            table.add_row(r.verdict.value, f"{r.seconds:.2f}s", cut_line(f"{r.property_id}: {short_how(r)}", rest))
+def aligned(rows: list[tuple[str, ...]], header: tuple[str, ...] | None = None, right: tuple[int, ...] = (),
+            min_widths: tuple[int, ...] = (), gap: int = 2) -> list[str]:
+    """*rows* as lines of columns laid out by rich (each as wide as its widest entry, so they never
+    misalign), one line a row, nothing wrapped; *right*: the columns justified right."""
+    table = Table(box=None, pad_edge=False, show_edge=False, show_header=header is not None, padding=(0, gap, 0, 0))
+    for i, name in enumerate(header or ("",) * (len(rows[0]) if rows else 0)):
+        table.add_column(name, justify="right" if i in right else "left", no_wrap=True,
+                         min_width=min_widths[i] if i < len(min_widths) else None)
+    for row in rows:
+        table.add_row(*row)
     out = StringIO()
-    Console(file=out, width=100_000 if verbose else LINE, color_system=None, highlight=False,
-            emoji=False, markup=False).print(table)
+    Console(file=out, width=100_000, color_system=None, highlight=False, emoji=False, markup=False).print(table)
     return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def verdict_table(results: list[CheckResult], verbose: bool) -> list[str]:
+    """The verdict table as lines: verdict, time and 'property: how' cut to LINE columns at a word;
+    with *verbose*, property, the rules it protects, verdict, time and the whole method."""
+    if verbose:
+        return aligned([(r.property_id, ", ".join(r.protects), r.verdict.value, f"{r.seconds:.2f}s", r.method)
+                        for r in results], ("property", "protects", "verdict", "time", "how"), right=(3,))
+    rest = LINE - VERDICT_WIDTH - TIME_WIDTH - 4
+    return aligned([(r.verdict.value, f"{r.seconds:.2f}s", cut_line(f"{r.property_id}: {short_how(r)}", rest))
+                    for r in results], ("verdict", "time", "property: how"), right=(1,),
+                   min_widths=(VERDICT_WIDTH, TIME_WIDTH))
 
 
 def results_text(results: Iterable[CheckResult], *, traces: bool = True, witnesses: bool = False,
