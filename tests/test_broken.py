@@ -2,20 +2,18 @@
 from __future__ import annotations
 
 import filecmp
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import brokenmodels
 import pytest
+from click.testing import CliRunner, Result
 from conftest import ROOT
 from points import point_values
 
 from verify.checking.runner import Options, check
 from verify.checking.trace import Trace, closes
 from verify.checking.verdict import Verdict
-from verify.cli import write_reports
+from verify.cli import main, write_reports
 from verify.model.loader import load_model
 from verify.output.text import results_text
 
@@ -133,10 +131,10 @@ def test_both_engines_search_past_the_bounds(spec: brokenmodels.Broken) -> None:
     assert [r.engine for r in result.results] == ["explicit", "z3"]
 
 
-def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], cwd=cwd, env=env, text=True,
-                          capture_output=True, timeout=600)
+def _cli(*args: str) -> Result:
+    """The command run in this process (its model loaded once; the console script's wiring is
+    tested in test_cli.py)."""
+    return CliRunner().invoke(main, list(args))
 
 
 @pytest.mark.parametrize("spec", VACUOUS, ids=_ids(VACUOUS))
@@ -150,9 +148,9 @@ def test_vacuous_property_is_reported_and_fails(spec: brokenmodels.Broken) -> No
     # exploration alone says vacuous only where it is complete: no successor cut, no initial range
     run = _cli("check", spec.property, "--rules", str(spec.path), "--engine", "explicit", "--config", "loop-pair",
                "--no-reports")
-    assert run.returncode == 1
+    assert run.exit_code == 1
     assert "vacuous" in run.stdout and "the premise is unreachable in every game" in run.stdout
     assert "no successor cut" in run.stdout
     cut = _cli("check", spec.property, "--rules", str(spec.path), "--engine", "explicit", "--config", "multiplayer",
                "--no-reports")
-    assert cut.returncode == 1 and "unknown" in cut.stdout and "not proved unreachable" in cut.stdout
+    assert cut.exit_code == 1 and "unknown" in cut.stdout and "not proved unreachable" in cut.stdout
