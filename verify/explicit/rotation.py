@@ -115,6 +115,7 @@ class SymmetryProof:
     reason: str  # how, or the first rule instance or property that breaks it
     seconds: float
     queries: int
+    asked: int = 0  # of the queries, those put to Z3 now (the others were answered in this process before)
 
     def describe(self) -> str:
         return (f"seats symmetric under rotation (proved by Z3, {self.queries} queries, {self.seconds:.1f} s)"

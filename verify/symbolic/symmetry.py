@@ -19,14 +19,15 @@ graph of rules that commute with rotation is itself symmetric.
 from __future__ import annotations
 
 import time
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import z3
 
-from verify.explicit.evaluate import instances
+from verify.explicit.evaluate import Instance, instances
 from verify.explicit.rotation import Rotation, SymmetryProof
+from verify.language.expr import names
 from verify.model.state import Layout
-from verify.model.types import GRAPH_NAMES, Config, Model
+from verify.model.types import GRAPH_NAMES, Config, Model, Property, Rule
 from verify.symbolic.encode import Frame, TransitionSystem
 from verify.symbolic.session import DEFAULT_TIMEOUT_MS
 
@@ -52,14 +53,26 @@ class _Rotated:
         return v
 
 
+# What each query needs besides the rule instance or property it asks about: the state's
+# variables, the game, the rotation, and the clauses and exceptions that define the predicates
+# (with every transition rule too where the query reads one of them: 'terminal', next(...),
+# optional_available). The same inputs make the same formula, so a query answered "commutes"
+# for them is not asked again in this process: a copy of the rules with one rule changed, as
+# `verify mutate` and the test suite make, asks only about what changed.
+_COMMUTES: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+_ALL_RULES = frozenset({"terminal", "next", "optional_available"})
+
+
 def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATION_RLIMIT,
                    timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SymmetryProof:
     """Ask Z3 whether rotating the seats by one (by a team's worth of seats, with teams that a
     one-seat turn does not carry onto teams: :func:`~verify.explicit.rotation.team_step`)
     commutes with every rule instance of *config* at *n* players and leaves every property's
-    reading unchanged, for every state of the domain.
+    reading unchanged, for every state of the domain and every reading of the graph names.
 
-    Each query may spend *rlimit* resource units; *timeout_ms* is a wall-clock safety net."""
+    Each query may spend *rlimit* resource units; *timeout_ms* is a wall-clock safety net. A
+    query this process has answered "commutes" for the same inputs is not asked again
+    (:data:`_COMMUTES`); the proof counts it among its queries all the same."""
     start = time.perf_counter()
     layout = Layout.for_config(model.vocab, n, config)
     rot = Rotation.of(layout)
@@ -69,66 +82,113 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
         return SymmetryProof(False, "no rotation of the seats carries every team onto a team", 0.0, 0)
     d = rot.step
     insts = instances(model, layout, config.params, actions=config.actions)
-    ts = TransitionSystem(model, config, layout, insts, bounded=False)
-    ctx = ts.ctx
-    s, t = ts.frame("sym"), ts.frame("sym'")
-    # the rotated states are views with a frame's shape (slots by number, a tag)
-    rs, rt = cast(Frame, _Rotated(s, rot, ctx)), cast(Frame, _Rotated(t, rot, ctx))
-    # graph names read the same on a rotated state
-    # (a card's involvement too: rotating the seats moves no card)
-    names = list(GRAPH_NAMES) + ts.card_graph_names()
-    same = [(z3.Bool(f"{g}@{rs.tag}", ctx), z3.Bool(f"{g}@{s.tag}", ctx)) for g in names] + \
-           [(z3.Bool(f"{g}@{rt.tag}", ctx), z3.Bool(f"{g}@{t.tag}", ctx)) for g in names]
-    solver = z3.Solver(ctx=ctx)
-    solver.set(timeout=timeout_ms, rlimit=rlimit)
-    solver.add(ts.domain(s, fixed=False))
-    queries = 0
+    transitions = tuple(i.rule for i in insts)
+    clauses = tuple(r for r in model.rules if not r.is_transition)
+    # (the vocabulary and the configuration hold dictionaries: their reprs, which show every value)
+    known = _COMMUTES.setdefault((repr(model.vocab), repr(config), n, d, clauses), set())
+    # a predicate that reads every rule makes every query that calls it read them
+    everywhere = any(_reads(r) & _ALL_RULES for r in clauses)
+    queries = asked = 0
+    solving: _Queries | None = None  # built at the first query not known already
 
-    def refuted(claim_broken: Any, what: str) -> str | None:
-        nonlocal queries
+    def commutes(key: tuple[Any, ...], reads: set[str], claim: Callable[["_Queries"], Any],
+                 what: str) -> str | None:
+        nonlocal queries, asked, solving
         queries += 1
-        solver.push()
-        solver.add(z3.substitute(claim_broken, *same))
-        answer = solver.check()
-        solver.pop()
-        if answer == z3.unsat:
+        key = key + ((transitions,) if everywhere or reads & _ALL_RULES else ())
+        if key in known:
             return None
-        if answer == z3.unknown:
-            return (f"Z3 could not decide {what} within {rlimit:,} resource units per query "
-                    f"({solver.reason_unknown()})")
-        return what
+        if solving is None:
+            solving = _Queries(model, config, layout, insts, rot, rlimit, timeout_ms)
+        asked += 1
+        why = solving.refuted(claim(solving), what)
+        if why is None:
+            known.add(key)
+        return why
 
     by_key = {i.key: i for i in insts}
     for inst in insts:
         who = "" if inst.actor is None else f" for P{inst.actor}"
         conj = by_key.get((inst.rule.id, rot.seat(inst.actor, d), inst.card))
         if conj is None:
-            return _fail(f"rule {inst.rule.id}{who} has no counterpart {d} seat(s) on", start, queries)
-        g, rg = ts.guard(inst, s), ts.guard(conj, rs)
-        post = _Rotated(ts.after(s, inst), rot, ctx)
-        rpost = ts.after(rs, conj)
-        moved = z3.Or([post[k] != rpost[k] for k in range(len(layout.names))])
-        why = refuted(z3.Or(g != rg, z3.And(g, moved)),
-                      f"rule {inst.rule.id}{who} does not commute with rotating the seats")
+            return _fail(f"rule {inst.rule.id}{who} has no counterpart {d} seat(s) on", start, queries, asked)
+        why = commutes(("rule", inst.rule, inst.actor, inst.card, conj.rule, conj.actor, conj.card),
+                       _reads(inst.rule) | _reads(conj.rule),
+                       lambda q, inst=inst, conj=conj: q.rule_moved(inst, conj),  # type: ignore[misc]
+                       f"rule {inst.rule.id}{who} does not commute with rotating the seats")
         if why:
-            return _fail(why, start, queries)
+            return _fail(why, start, queries, asked)
     for prop in model.properties:
-        step = prop.kind == "step"
-        frames = (s, t) if step else (s, None)
-        rframes = (rs, rt) if step else (rs, None)
         for p in (range(n) if prop.var else [None]):
-            env = {prop.var: p} if prop.var and p is not None else {}
-            renv = {prop.var: (p + d) % n} if prop.var and p is not None else {}
-            parts = [ts.prop(e, env, *frames) != ts.prop(e, renv, *rframes) for e in (prop.when, prop.then)]
-            claim = z3.Or(parts)
-            if step:
-                claim = z3.And(ts.domain(t, fixed=False), claim)
-            why = refuted(claim, f"property {prop.id} reads differently on rotated seats")
+            why = commutes(("property", prop, p), names(prop.when) | names(prop.then),
+                           lambda q, prop=prop, p=p: q.prop_moved(prop, p),  # type: ignore[misc]
+                           f"property {prop.id} reads differently on rotated seats")
             if why:
-                return _fail(why, start, queries)
-    return SymmetryProof(True, "proved", time.perf_counter() - start, queries)
+                return _fail(why, start, queries, asked)
+    return SymmetryProof(True, "proved", time.perf_counter() - start, queries, asked)
 
 
-def _fail(reason: str, start: float, queries: int) -> SymmetryProof:
-    return SymmetryProof(False, reason, time.perf_counter() - start, queries)
+def _reads(rule: Rule) -> set[str]:
+    """The plain names and functions a rule's guard and update read."""
+    return names(rule.when).union(*(names(stmt) for stmt in rule.then))
+
+
+class _Queries:
+    """The queries of a proof, over one transition system: a state, the state after a step, and
+    both seen with the seats rotated."""
+
+    def __init__(self, model: Model, config: Config, layout: Layout, insts: tuple[Instance, ...], rot: Rotation,
+                 rlimit: int, timeout_ms: int):
+        self.ts = ts = TransitionSystem(model, config, layout, insts, bounded=False)
+        self.rot, self.layout, self.rlimit, self.n = rot, layout, rlimit, layout.n
+        ctx = ts.ctx
+        self.s, self.t = ts.frame("sym"), ts.frame("sym'")
+        # the rotated states are views with a frame's shape (slots by number, a tag)
+        self.rs, self.rt = cast(Frame, _Rotated(self.s, rot, ctx)), cast(Frame, _Rotated(self.t, rot, ctx))
+        # graph names read the same on a rotated state, and anything on the state itself: their
+        # axioms are left out of the domain (a card's involvement too: rotating the seats moves
+        # no card)
+        names = list(GRAPH_NAMES) + ts.card_graph_names()
+        self.same = [(z3.Bool(f"{g}@{self.rs.tag}", ctx), z3.Bool(f"{g}@{self.s.tag}", ctx)) for g in names] + \
+                    [(z3.Bool(f"{g}@{self.rt.tag}", ctx), z3.Bool(f"{g}@{self.t.tag}", ctx)) for g in names]
+        self.solver = z3.Solver(ctx=ctx)
+        self.solver.set(timeout=timeout_ms, rlimit=rlimit)
+        self.solver.add(ts.domain(self.s, fixed=False, graph=False))
+
+    def rule_moved(self, inst: Instance, conj: Instance) -> Any:
+        """Some state where *inst* and its rotated counterpart disagree: on the guard, or on the
+        state the step leads to."""
+        ts, s, rs = self.ts, self.s, self.rs
+        g, rg = ts.guard(inst, s), ts.guard(conj, rs)
+        post = _Rotated(ts.after(s, inst), self.rot, ts.ctx)
+        rpost = ts.after(rs, conj)
+        moved = z3.Or([post[k] != rpost[k] for k in range(len(self.layout.names))])
+        return z3.Or(g != rg, z3.And(g, moved))
+
+    def prop_moved(self, prop: Property, p: int | None) -> Any:
+        """Some state (or step) where *prop* for player *p* reads differently with the seats rotated."""
+        ts, d, n = self.ts, self.rot.step, self.n
+        step = prop.kind == "step"
+        frames = (self.s, self.t) if step else (self.s, None)
+        rframes = (self.rs, self.rt) if step else (self.rs, None)
+        env = {prop.var: p} if prop.var and p is not None else {}
+        renv = {prop.var: (p + d) % n} if prop.var and p is not None else {}
+        claim = z3.Or([ts.prop(e, env, *frames) != ts.prop(e, renv, *rframes) for e in (prop.when, prop.then)])
+        return z3.And(ts.domain(self.t, fixed=False, graph=False), claim) if step else claim
+
+    def refuted(self, claim_broken: Any, what: str) -> str | None:
+        self.solver.push()
+        self.solver.add(z3.substitute(claim_broken, *self.same))
+        answer = self.solver.check()
+        self.solver.pop()
+        if answer == z3.unsat:
+            return None
+        if answer == z3.unknown:
+            return (f"Z3 could not decide {what} within {self.rlimit:,} resource units per query "
+                    f"({self.solver.reason_unknown()})")
+        return what
+
+
+def _fail(reason: str, start: float, queries: int, asked: int) -> SymmetryProof:
+    return SymmetryProof(False, reason, time.perf_counter() - start, queries, asked)
 
