@@ -49,12 +49,18 @@ def _account(outcomes: tuple[Outcome, ...], explained: Mapping[str, Explanation]
     for key, e in explained.items():
         if key not in used and e.edit:
             waiting.setdefault((_group(key), e.edit), []).append(e)
-    order = sorted((o for o in outcomes if o.mutant.key not in out),
-                   key=lambda o: (o.status != "survived", o.mutant.ordinal))
-    for o in order:
-        entries = waiting.get((_group(o.mutant.key), o.mutant.edit))
-        if entries:
-            e = entries.pop(0)
+    makers: dict[tuple[str, str], list[Outcome]] = {}
+    for o in outcomes:
+        if o.mutant.key not in out:
+            makers.setdefault((_group(o.mutant.key), o.mutant.edit), []).append(o)
+    for group_edit, entries in waiting.items():
+        found = sorted(makers.get(group_edit, ()), key=lambda o: o.mutant.ordinal)
+        # survivors first; where more mutants make the edit than entries give it (the same
+        # constant at two places of a rule), which one an entry meant is not known: none is paired
+        pool = [o for o in found if o.status == "survived"] or found
+        if len(pool) > len(entries):
+            continue
+        for o, e in zip(pool, entries):
             out[o.mutant.key] = e
             used.add(e.mutant)
     for key, e in explained.items():  # left with its key: shown as written for another edit
