@@ -103,6 +103,11 @@ def test_a_changed_rule_is_asked_again_and_the_others_are_not(tmp_path: Path) ->
     assert model.rule("121.2") != MODEL.rule("121.2")
     proof = prove_rotation(model, _config(model, "duel"), 2)
     assert proof.proved and 0 < proof.asked < proof.queries
+    # a rule's text reworded: the same meaning, nothing asked again
+    reworded = _copy(tmp_path / "reworded", (("rules/121-drawing.toml", "A player draws a card by putting",
+                                              "To draw a card, a player puts"),))
+    assert reworded.rule("121.1").text != MODEL.rule("121.1").text
+    assert prove_rotation(reworded, _config(reworded, "duel"), 2).asked == 0
 
 
 @pytest.mark.parametrize("name,n", [("duel", 2), ("multiplayer", 3), ("commander", 2), ("effects", 2),

@@ -2,7 +2,6 @@
 and, for the rule on a step, the ones among them it reads through the predicates it uses."""
 from __future__ import annotations
 
-from verify.language.expr import names
 from verify.model.types import Model, Rule
 
 __all__ = ["Blame"]
@@ -34,7 +33,7 @@ class Blame:
             r = self.rules.get(todo.pop())
             if r is None:
                 continue
-            for name in set().union(names(r.when), *(names(a) for a in r.then)):
+            for name in r.names:
                 for k in self.defines.get(name, ()):
                     if k not in seen:
                         seen.add(k)

@@ -67,6 +67,11 @@ class Rule:
         return self.kind in TRANSITION_KINDS
 
     @property
+    def names(self) -> set[str]:
+        """The plain names and functions its guard and update read."""
+        return names(self.when).union(*(names(stmt) for stmt in self.then))
+
+    @property
     def meaning(self) -> tuple[object, ...]:
         """What the rule does, its number, texts and citations aside (two editions' rules compare so)."""
         return (self.kind, self.actor, self.card, self.defines, self.when, self.then)

@@ -27,7 +27,7 @@ from verify.explicit.evaluate import Instance, instances
 from verify.explicit.rotation import Rotation, SymmetryProof
 from verify.language.expr import names
 from verify.model.state import Layout
-from verify.model.types import GRAPH_NAMES, Config, Model, Property, Rule
+from verify.model.types import GRAPH_NAMES, Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
 from verify.symbolic.session import DEFAULT_TIMEOUT_MS
 
@@ -82,17 +82,19 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
         return SymmetryProof(False, "no rotation of the seats carries every team onto a team", 0.0, 0)
     d = rot.step
     insts = instances(model, layout, config.params, actions=config.actions)
-    transitions = tuple(i.rule for i in insts)
-    clauses = tuple(r for r in model.rules if not r.is_transition)
+    transitions = tuple(i.rule.meaning for i in insts)
+    clauses = [r for r in model.rules if not r.is_transition]
     # (the vocabulary and the configuration hold dictionaries: their reprs, which show every value)
-    known = _COMMUTES.setdefault((repr(model.vocab), repr(config), n, d, clauses), set())
+    known = _COMMUTES.setdefault((repr(model.vocab), repr(config), n, d, tuple(r.meaning for r in clauses)), set())
     # a predicate that reads every rule makes every query that calls it read them
-    everywhere = any(_reads(r) & _ALL_RULES for r in clauses)
+    everywhere = any(r.names & _ALL_RULES for r in clauses)
     queries = asked = 0
     solving: _Queries | None = None  # built at the first query not known already
 
-    def commutes(key: tuple[Any, ...], reads: set[str], claim: Callable[["_Queries"], Any],
-                 what: str) -> str | None:
+    def commutes(key: tuple[Any, ...], reads: set[str], what: str, claim: Callable[..., Any],
+                 *args: Any) -> str | None:
+        """None if the query that *claim* (a method of :class:`_Queries`, given *args*) makes is
+        answered "commutes", now or before; else why not."""
         nonlocal queries, asked, solving
         queries += 1
         key = key + ((transitions,) if everywhere or reads & _ALL_RULES else ())
@@ -101,7 +103,7 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
         if solving is None:
             solving = _Queries(model, config, layout, insts, rot, rlimit, timeout_ms)
         asked += 1
-        why = solving.refuted(claim(solving), what)
+        why = solving.refuted(claim(solving, *args), what)
         if why is None:
             known.add(key)
         return why
@@ -112,25 +114,19 @@ def prove_rotation(model: Model, config: Config, n: int, *, rlimit: int = ROTATI
         conj = by_key.get((inst.rule.id, rot.seat(inst.actor, d), inst.card))
         if conj is None:
             return _fail(f"rule {inst.rule.id}{who} has no counterpart {d} seat(s) on", start, queries, asked)
-        why = commutes(("rule", inst.rule, inst.actor, inst.card, conj.rule, conj.actor, conj.card),
-                       _reads(inst.rule) | _reads(conj.rule),
-                       lambda q, inst=inst, conj=conj: q.rule_moved(inst, conj),  # type: ignore[misc]
-                       f"rule {inst.rule.id}{who} does not commute with rotating the seats")
+        why = commutes(("rule", inst.rule.meaning, inst.actor, inst.card, conj.rule.meaning, conj.actor, conj.card),
+                       inst.rule.names | conj.rule.names,
+                       f"rule {inst.rule.id}{who} does not commute with rotating the seats",
+                       _Queries.rule_moved, inst, conj)
         if why:
             return _fail(why, start, queries, asked)
     for prop in model.properties:
         for p in (range(n) if prop.var else [None]):
             why = commutes(("property", prop, p), names(prop.when) | names(prop.then),
-                           lambda q, prop=prop, p=p: q.prop_moved(prop, p),  # type: ignore[misc]
-                           f"property {prop.id} reads differently on rotated seats")
+                           f"property {prop.id} reads differently on rotated seats", _Queries.prop_moved, prop, p)
             if why:
                 return _fail(why, start, queries, asked)
     return SymmetryProof(True, "proved", time.perf_counter() - start, queries, asked)
-
-
-def _reads(rule: Rule) -> set[str]:
-    """The plain names and functions a rule's guard and update read."""
-    return names(rule.when).union(*(names(stmt) for stmt in rule.then))
 
 
 class _Queries:
@@ -140,7 +136,7 @@ class _Queries:
     def __init__(self, model: Model, config: Config, layout: Layout, insts: tuple[Instance, ...], rot: Rotation,
                  rlimit: int, timeout_ms: int):
         self.ts = ts = TransitionSystem(model, config, layout, insts, bounded=False)
-        self.rot, self.layout, self.rlimit, self.n = rot, layout, rlimit, layout.n
+        self.rot, self.layout, self.rlimit = rot, layout, rlimit
         ctx = ts.ctx
         self.s, self.t = ts.frame("sym"), ts.frame("sym'")
         # the rotated states are views with a frame's shape (slots by number, a tag)
@@ -148,9 +144,9 @@ class _Queries:
         # graph names read the same on a rotated state, and anything on the state itself: their
         # axioms are left out of the domain (a card's involvement too: rotating the seats moves
         # no card)
-        names = list(GRAPH_NAMES) + ts.card_graph_names()
-        self.same = [(z3.Bool(f"{g}@{self.rs.tag}", ctx), z3.Bool(f"{g}@{self.s.tag}", ctx)) for g in names] + \
-                    [(z3.Bool(f"{g}@{self.rt.tag}", ctx), z3.Bool(f"{g}@{self.t.tag}", ctx)) for g in names]
+        graph = list(GRAPH_NAMES) + ts.card_graph_names()
+        self.same = [(z3.Bool(f"{g}@{self.rs.tag}", ctx), z3.Bool(f"{g}@{self.s.tag}", ctx)) for g in graph] + \
+                    [(z3.Bool(f"{g}@{self.rt.tag}", ctx), z3.Bool(f"{g}@{self.t.tag}", ctx)) for g in graph]
         self.solver = z3.Solver(ctx=ctx)
         self.solver.set(timeout=timeout_ms, rlimit=rlimit)
         self.solver.add(ts.domain(self.s, fixed=False, graph=False))
@@ -167,7 +163,7 @@ class _Queries:
 
     def prop_moved(self, prop: Property, p: int | None) -> Any:
         """Some state (or step) where *prop* for player *p* reads differently with the seats rotated."""
-        ts, d, n = self.ts, self.rot.step, self.n
+        ts, d, n = self.ts, self.rot.step, self.layout.n
         step = prop.kind == "step"
         frames = (self.s, self.t) if step else (self.s, None)
         rframes = (self.rs, self.rt) if step else (self.rs, None)
