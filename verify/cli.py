@@ -48,6 +48,7 @@ from verify.output.markdown import cases_markdown, results_markdown
 from verify.output.progress import RunProgress, shows_progress
 from verify.output.mutation import mutation_json, mutation_markdown, mutation_text
 from verify.output.text import SHOWN_STEPS, aligned, cut_line, cache_text, cases_text, results_text, scenario_text, too_long, trace_text
+from verify.scenarios.cache import CaseCache
 from verify.scenarios.diff import diff_scenario
 from verify.scenarios.format import load_scenario
 from verify.scenarios.library import (
@@ -219,7 +220,8 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
                      total=len(games(model, options))) as bar:
         results = check(model, props, options, progress=bar)
-    cases = play_library(model, library, memory_mb=max_memory, timeout=timeout) if library is not None else None
+    cases = None if library is None else play_library(
+        model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None)
     where = None if no_reports else write_reports(results, model, reports, cases)
     traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:
@@ -252,7 +254,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
         click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces,
                                 verbose=verbose))
         if options.cache is not None:
-            click.echo(cache_text(results, options.cache))
+            click.echo(cache_text(results, options.cache, cases))
         if cases is not None:
             click.echo("\n" + cases_text(cases, _library(model), max_steps=SHOWN_STEPS, traces_dir=traces))
         if where is not None:

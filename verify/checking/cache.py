@@ -40,7 +40,7 @@ from verify.model.state import Layout, State, is_initial
 from verify.model.types import Config, Model, Property
 from verify.version import __version__
 
-__all__ = ["ResultCache", "DEFAULT_CACHE_DIR"]
+__all__ = ["ResultCache", "DEFAULT_CACHE_DIR", "meaning", "digest", "keep", "trace_data", "trace_of", "steps_data", "steps_of"]
 
 DEFAULT_CACHE_DIR = ".endgame-cache"
 FORMAT = 1  # the layout of an entry: raise it when that changes
@@ -71,7 +71,8 @@ def meaning(value: Any) -> Any:
     raise TypeError(f"no meaning for {type(value).__name__}")
 
 
-def _digest(data: Any) -> str:
+def digest(data: Any) -> str:
+    """A key for plain JSON *data*."""
     return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -87,15 +88,15 @@ class ResultCache:
     def _digests(self, model: Model) -> tuple[str, dict[str, str]]:
         """The digest of the vocabulary and every property, and each rule's."""
         if self._parts is None or self._parts[0] is not model:
-            whole = _digest([meaning(model.vocab), [meaning(p) for p in model.properties]])
-            self._parts = (model, whole, {r.id: _digest(meaning(r)) for r in model.rules})
+            whole = digest([meaning(model.vocab), [meaning(p) for p in model.properties]])
+            self._parts = (model, whole, {r.id: digest(meaning(r)) for r in model.rules})
         return self._parts[1], self._parts[2]
 
     def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
         """The key of a game's results: see the module's documentation."""
         live = live_rules(model, config, n)
         whole, rules = self._digests(model)
-        return _digest({
+        return digest({
             "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
             "vocabulary and properties": whole,
             "rules": [rules[r.id] for r in model.rules if r.id in live],
@@ -128,26 +129,35 @@ class ResultCache:
         every = [r for rs in results.values() for r in rs]
         if any(r.verdict is Verdict.UNKNOWN and MACHINE_DEPENDENT in r.method for r in every):
             return
-        path = self._path(key)
         try:
             data = {"format": FORMAT, "key": key,
                     "results": {pid: [_result_data(r) for r in rs] for pid, rs in results.items()}}
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp",
-                                             encoding="utf-8") as f:
-                json.dump(data, f, separators=(",", ":"))
-            os.replace(f.name, path)  # whole or not at all, also with several runs at once
-        except (OSError, ValueError):  # a folder that cannot be written, a trace it cannot keep
+        except ValueError:  # a trace it cannot keep
             return
+        keep(self._path(key), data)
+
+
+def keep(path: Path, data: Any) -> None:
+    """Write the JSON *data* to *path*, whole or not at all (also with several runs at once); a
+    folder that cannot be written to keeps nothing: the cache is an aid, never a reason to fail."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp",
+                                         encoding="utf-8") as f:
+            json.dump(data, f, separators=(",", ":"))
+        os.replace(f.name, path)
+    except (OSError, ValueError):
+        return
 
 
 def _result_data(r: EngineResult) -> dict[str, Any]:
     return {"engine": r.engine, "config": r.config, "players": r.players, "verdict": r.verdict.value,
             "method": r.method, "seconds": r.seconds, "states": r.states, "cut": r.cut,
-            "trace": _trace_data(r.trace), "witness": _trace_data(r.witness), "cti": _trace_data(r.cti)}
+            "trace": trace_data(r.trace), "witness": trace_data(r.witness), "cti": trace_data(r.cti)}
 
 
-def _trace_data(t: Trace | None) -> dict[str, Any] | None:
+def trace_data(t: Trace | None) -> dict[str, Any] | None:
+    """*t* as plain JSON data (its layout aside: :func:`trace_of` is given it back)."""
     if t is None:
         return None
     owner = getattr(t.drift.func, "__self__", None) if isinstance(t.drift, partial) else None  # Drift.matches
@@ -155,8 +165,7 @@ def _trace_data(t: Trace | None) -> dict[str, Any] | None:
     if t.drift is not None and drift is None:
         raise ValueError("a lasso whose drift is not a Drift's")
     return {"property": t.property_id, "config": t.config, "initial": list(t.initial),
-            "steps": [[s.rule, s.actor, s.kind, list(s.state), list(s.because), s.card, s.event, s.part]
-                      for s in t.steps],
+            "steps": steps_data(t.steps),
             "role": t.role, "point": t.point, "message": t.message, "loop_start": t.loop_start,
             "player": t.player, "drift": None if drift is None else [[v, list(b)] for v, b in drift.items()]}
 
@@ -183,14 +192,7 @@ class _Game:
     def trace(self, d: dict[str, Any] | None) -> Trace | None:
         if d is None:
             return None
-        state = self._state
-        steps = tuple(Step(str(rule), actor, str(kind), state(after), tuple(because), card, event, int(part))
-                      for rule, actor, kind, after, because, card, event, part in d["steps"])
-        drift = None
-        if d["drift"] is not None:
-            drift = partial(Drift({str(v): (lo, hi) for v, (lo, hi) in d["drift"]}).matches, self.layout)
-        t = Trace(str(d["property"]), self.config.name, self.layout, state(d["initial"]), steps, str(d["role"]),
-                  str(d["point"]), str(d["message"]), d["loop_start"], d["player"], drift)
+        t = trace_of(d, self.layout, self.config.name)
         if self._insts is None and not self.loops:  # the rules taken, with every clause they consult
             only = replace(self.model, rules=tuple(r for r in self.model.rules
                                                    if not r.is_transition or r.id in self.taken))
@@ -210,9 +212,31 @@ class _Game:
             raise ReplayMismatch(f"{t.property_id}: a loop rule's step could not be replayed ({e})") from e
         return t
 
-    def _state(self, values: Any) -> State:
-        if not isinstance(values, list) or len(values) != len(self.layout.names):
-            raise ValueError("a state of another layout")
-        return tuple(values)
 
 
+
+def steps_data(steps: tuple[Step, ...]) -> list[list[Any]]:
+    """*steps* as plain JSON data."""
+    return [[s.rule, s.actor, s.kind, list(s.state), list(s.because), s.card, s.event, s.part] for s in steps]
+
+
+def steps_of(data: Any, layout: Layout) -> tuple[Step, ...]:
+    """Steps kept by :func:`trace_data`, their states checked to be of *layout*."""
+    return tuple(Step(str(rule), actor, str(kind), _state(after, layout), tuple(because), card, event, int(part))
+                 for rule, actor, kind, after, because, card, event, part in data)
+
+
+def trace_of(d: dict[str, Any], layout: Layout, config: str) -> Trace:
+    """The trace kept by :func:`trace_data`, not yet replayed (raises ValueError, KeyError or
+    TypeError where *d* is not one)."""
+    drift = None
+    if d["drift"] is not None:
+        drift = partial(Drift({str(v): (lo, hi) for v, (lo, hi) in d["drift"]}).matches, layout)
+    return Trace(str(d["property"]), config, layout, _state(d["initial"], layout), steps_of(d["steps"], layout),
+                 str(d["role"]), str(d["point"]), str(d["message"]), d["loop_start"], d["player"], drift)
+
+
+def _state(values: Any, layout: Layout) -> State:
+    if not isinstance(values, list) or len(values) != len(layout.names):
+        raise ValueError("a state of another layout")
+    return tuple(values)

@@ -9,6 +9,7 @@ state after the step (``None`` elsewhere).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import product
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Mapping, Protocol
@@ -18,7 +19,7 @@ from verify.language.walker import Walker
 from verify.model.state import Layout, State
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, Model, Rule
 
-__all__ = ["Compiler", "Instance", "instances", "rule_envs", "Fn", "GraphOracle", "memo"]
+__all__ = ["Compiler", "Instance", "Update", "instances", "rule_envs", "Fn", "GraphOracle", "memo"]
 
 Fn = Callable[[State, Any], Any]
 _DYN = object()
@@ -146,6 +147,22 @@ class Compiler(Walker):
 
     def predicate(self, name: str, args: tuple[int, ...]) -> Fn:
         return self._pred(name, args).fn
+
+    def written(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> set[int]:
+        """The slots *stmts* can write (every slot of a variable whose index is known only in the
+        state), their values left uncompiled."""
+        out: set[int] = set()
+        envs = [(a, {**env, stmt.var: q}) for stmt in stmts if isinstance(stmt, ForAll)
+                for q in self._domain(stmt.domain, env) for a in stmt.body]
+        envs += [(stmt, dict(env)) for stmt in stmts if isinstance(stmt, Assign)]
+        for a, inner in envs:
+            base = self.layout.base[a.target.name]
+            if a.target.index is None:
+                out.add(base)
+                continue
+            idx = self._offset(a.target, inner)
+            out |= {base + idx.const} if idx.is_const else set(range(base, base + self.layout.count(a.target.name)))
+        return out
 
     def statements(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
                    ) -> tuple[list[tuple[int, Fn]], list[tuple[Fn, int, Fn]]]:
@@ -492,6 +509,32 @@ _SLOTS: dict[str, Callable[[int, int], Fn]] = {
 }
 
 
+_Update = tuple[tuple[tuple[int, Fn], ...], tuple[tuple[Fn, int, Fn], ...]]
+
+
+class Update:
+    """A rule instance's parallel update, compiled when it is first applied: most instances of
+    most rules never fire in a given game or scenario (a card that never goes on the stack), and
+    the updates are most of what compiling the rules costs."""
+
+    __slots__ = ("_make", "_parts")
+
+    def __init__(self, make: Callable[[], _Update]):
+        self._make: Callable[[], _Update] | None = make
+        self._parts: _Update | None = None
+
+    @classmethod
+    def of(cls, static: tuple[tuple[int, Fn], ...], dynamic: tuple[tuple[Fn, int, Fn], ...] = ()) -> "Update":
+        return cls(lambda: (static, dynamic))
+
+    def parts(self) -> _Update:
+        """Static assignments ``(slot, value)`` and dynamic ones ``(index, base, value)``."""
+        if self._parts is None:
+            assert self._make is not None
+            self._parts, self._make = self._make(), None
+        return self._parts
+
+
 @dataclass(frozen=True)
 class Instance:
     """One rule instantiated for one actor (or none): a guard and a parallel update."""
@@ -500,17 +543,17 @@ class Instance:
     rule: Rule
     actor: int | None
     guard: Fn
-    static: tuple[tuple[int, Fn], ...]
-    dynamic: tuple[tuple[Fn, int, Fn], ...]
+    update: Update = field(compare=False)
     checks: tuple[tuple[int, int, int], ...] = field(default=())  # (slot, lo, hi) to bound
     card: int | None = None  # the abstract card this instance is for (rules with 'card')
     floors: tuple[tuple[int, int], ...] = field(default=())  # (slot, declared minimum) of the slots it writes
 
     def apply(self, s: State) -> State:
+        static, dynamic = self.update.parts()
         new = list(s)
-        for k, f in self.static:
+        for k, f in static:
             new[k] = f(s, None)
-        for idx, base, f in self.dynamic:
+        for idx, base, f in dynamic:
             new[base + idx(s, None)] = f(s, None)
         return tuple(new)
 
@@ -564,6 +607,11 @@ def rule_envs(rule: Rule, layout: Layout) -> list[tuple[int | None, int | None, 
     return out
 
 
+def _update(comp: Compiler, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> _Update:
+    static, dynamic = comp.statements(stmts, env)
+    return tuple(static), tuple(dynamic)
+
+
 def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
               bounds: Mapping[str, tuple[int, int]] | None = None,
               actions: tuple[str, ...] | None = None,
@@ -582,14 +630,9 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
             guard = memo(comp.walk(rule.when, env))  # asked of every state explored
             if guard.is_const and not guard.const:
                 continue
-            static, dynamic = comp.statements(rule.then, env)
             checks: list[tuple[int, int, int]] = []
             floors: list[tuple[int, int]] = []
-            written = {k for k, _ in static}
-            for _, base, _ in dynamic:
-                name = layout.var_of(base)
-                written |= {layout.base[name] + p for p in range(layout.count(name))}
-            for k in sorted(written):
+            for k in sorted(comp.written(rule.then, env)):
                 name = layout.var_of(k)
                 decl = model.vocab.vars[name]
                 if decl.type == "int" and decl.min is not None:
@@ -597,6 +640,6 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
                 if bounds and name in bounds:
                     lo, hi = bounds[name]
                     checks.append((k, lo, hi))
-            out.append(Instance(len(out), rule, actor, guard.fn, tuple(static), tuple(dynamic), tuple(checks),
-                                card, tuple(floors)))
+            out.append(Instance(len(out), rule, actor, guard.fn, Update(partial(_update, comp, rule.then, env)),
+                                tuple(checks), card, tuple(floors)))
     return tuple(out)

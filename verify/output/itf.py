@@ -74,7 +74,8 @@ def results_json(results: Iterable[CheckResult], command: str, model_dir: str,
             for r in results],
     }
     if cases is not None:
-        out["scenarios"] = [{**scenario_json(c.sim), "result": c.status, "ok": c.ok} for c in played]
+        out["scenarios"] = [{**scenario_json(c.sim), "result": c.status, "ok": c.ok, "cached": c.cached}
+                            for c in played]
     return out
 
 

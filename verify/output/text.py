@@ -190,13 +190,14 @@ def results_text(results: Iterable[CheckResult], *, traces: bool = True, witness
     return "\n".join(lines).lstrip("\n")
 
 
-def cache_text(results: Iterable[CheckResult], folder: str) -> str:
-    """'cache: 12 of 36 games reused from .endgame-cache (...)': how many games' results an
-    earlier run had kept, which this one reused."""
+def cache_text(results: Iterable[CheckResult], folder: str, cases: Iterable[CaseResult] | None = None) -> str:
+    """'cache: 12 of 36 games and 280 of 283 scenarios reused from .endgame-cache (...)': how
+    many games' results (and scenarios' outcomes) an earlier run had kept, which this one reused."""
     games = {(e.config, e.players): e.cached for r in results for e in r.results}
-    reused = sum(games.values())
-    return (f"cache: {reused} of {len(games)} games reused from {folder} (their traces replayed; "
-            "--no-cache checks every game again)")
+    played = list(cases) if cases is not None else []
+    scenarios = f" and {sum(c.cached for c in played)} of {len(played)} scenarios" if played else ""
+    return (f"cache: {sum(games.values())} of {len(games)} games{scenarios} reused from {folder} (their traces "
+            "replayed; --no-cache checks every game again)")
 
 
 def _outcome_lines(sim: Simulation, index: int, max_steps: int | None, where: str) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from verify.errors import Diagnostic, ScenarioError
 from verify.model.types import Model
+from verify.scenarios.cache import CaseCache
 from verify.scenarios.format import Scenario, load_scenario
 from verify.scenarios.simulate import Simulation, simulate
 
@@ -26,6 +27,7 @@ class CaseResult:
     """One scenario of the library played against the model's rules."""
 
     sim: Simulation
+    cached: bool = False  # played by an earlier run and kept (verify.scenarios.cache), its traces replayed
 
     @property
     def scenario(self) -> Scenario:
@@ -71,7 +73,19 @@ def load_library(model: Model, files: list[Path]) -> list[Scenario]:
 
 
 def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | None = None,
-                 timeout: float | None = None) -> list[CaseResult]:
+                 timeout: float | None = None, cache: CaseCache | None = None) -> list[CaseResult]:
     """Play each scenario through the model's rules (every outcome, each with its replayed trace),
-    each within *memory_mb* and *timeout* (see :func:`~verify.scenarios.simulate.simulate`)."""
-    return [CaseResult(simulate(model, sc, memory_mb=memory_mb, timeout=timeout)) for sc in scenarios]
+    each within *memory_mb* and *timeout* (see :func:`~verify.scenarios.simulate.simulate`); with
+    *cache*, a scenario an earlier run played on rules of the same meaning is taken from it."""
+    out = []
+    for sc in scenarios:
+        key = cache.key(model, sc) if cache is not None else ""
+        kept = cache.load(key, model, sc) if cache is not None else None
+        if kept is not None:
+            out.append(CaseResult(kept, cached=True))
+            continue
+        sim = simulate(model, sc, memory_mb=memory_mb, timeout=timeout)
+        if cache is not None:
+            cache.store(key, sim)
+        out.append(CaseResult(sim))
+    return out

@@ -11,6 +11,7 @@ through the semantics before it is shown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -21,15 +22,17 @@ from verify.checking.trace import ReplayMismatch, Step, Trace
 from verify.errors import SourceLoc
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import Drift, fixed_values
-from verify.explicit.evaluate import Compiler, GraphOracle, Instance, instances
+from verify.explicit.evaluate import Compiler, GraphOracle, Instance, Update, instances
 from verify.explicit.explore import StateGraph, cyclic_components, explore
+from verify.explicit.folding import Folding
+from verify.explicit.localloops import LocalLoops
 from verify.explicit.loops import PlayGraph
 from verify.language.parser import parse_expr
 from verify.model.state import Layout, State, initial_states
 from verify.model.types import Model, mandatoriness
 from verify.scenarios.format import ACTIVE, AT_ONCE_URGENCY, BETWEEN_PARTS, OVER, REST, Event, Scenario, norm_label
 
-__all__ = ["Outcome", "Simulation", "simulate", "replay_outcome", "expect_text", "wanted"]
+__all__ = ["Outcome", "Simulation", "simulate", "replay_outcome", "replay_kept", "expect_text", "wanted"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class Simulation:
     outcomes: tuple[Outcome, ...]
     notes: list[str]
     states: int
-    graph: nx.DiGraph = field(repr=False)
+    graph: nx.DiGraph = field(repr=False)  # every state played (empty for a result kept between runs)
     initial: State = ()
     # Counters a mandatory loop ran away with: play was taken for an earlier state it matches up
     # to them (verify.explicit.folding), so no one value of theirs ends every outcome.
@@ -103,7 +106,8 @@ def _never(s: State, t: Any) -> bool:
 class _Player:
     """The compiled pieces one simulation needs."""
 
-    def __init__(self, model: Model, scenario: Scenario):
+    def __init__(self, model: Model, scenario: Scenario, only: frozenset[str] | None = None):
+        """*only*: compile only these transition rules (to replay traces that take no other)."""
         self.model, self.scenario = model, scenario
         config = scenario.config
         self.layout = Layout.for_config(model.vocab, scenario.n, config)
@@ -114,8 +118,9 @@ class _Player:
         self.compiler = Compiler(model, self.layout, config.params)
         self.rest = self.compiler.expr(parse_expr(REST))
         self.over = self.compiler.expr(parse_expr(OVER))
-        self.drift = Drift.of(self.settle_model, config.params, fixed_values(model, config))
-        self.settle_insts = instances(self.settle_model, self.layout, config.params, bounds=config.bounds,
+        compiled = self.settle_model if only is None else replace(
+            self.settle_model, rules=tuple(r for r in self.settle_model.rules if not r.is_transition or r.id in only))
+        self.settle_insts = instances(compiled, self.layout, config.params, bounds=config.bounds,
                                       actions=config.actions, compiler=self.compiler)
         # The situation as stated is settled before its first event without concessions: the
         # events are what a scenario is about, and a concession (at any time, 104.3a) before them
@@ -126,11 +131,21 @@ class _Player:
         # The play graph of the search each state was found in: rules that ask about loops
         # (104.4b) are replayed and explained against it.
         self.oracles: dict[State, GraphOracle] = {}
+        self.no_graph: GraphOracle | None = None  # for the states of none (a kept trace's: LocalLoops)
         self.by_key = {i.key: i for i in self.settle_insts}
         self.parts: dict[tuple[int, int, int | None, str], Instance] = {}
         self.active_slot = self.layout.base["active"]
         self.between = self.compiler.expr(parse_expr(BETWEEN_PARTS))
         self._until: dict[str, Any] = {}
+
+    @cached_property
+    def drift(self) -> Drift:
+        """The counters a loop may run away with, past every threshold (verify.explicit.folding)."""
+        return Drift.of(self.settle_model, self.scenario.config.params, fixed_values(self.model, self.scenario.config))
+
+    def oracle(self, s: State) -> GraphOracle | None:
+        """What answers the graph names at *s*: the play graph of the search it was found in."""
+        return self.oracles.get(s, self.no_graph)
 
     def until(self, event: Event, stage: int, s: State) -> bool:
         """Whether stage *stage* of a repeating event's conditions holds where play rests at *s*."""
@@ -158,7 +173,7 @@ class _Player:
             found = [i for i in instances(only, self.layout, params)
                      if i.actor == actor and i.card == part.card]
             if not found:  # the guard is false for this actor whatever the state
-                self.parts[key] = Instance(-1, rule, actor, lambda s, t: False, (), (), (), part.card)
+                self.parts[key] = Instance(-1, rule, actor, lambda s, t: False, Update.of(()), (), part.card)
             else:
                 self.parts[key] = found[0]
         return self.parts[key]
@@ -441,7 +456,7 @@ def _trace(run: _Player, scenario: Scenario, init: State, path: tuple[Step, ...]
     for step in path:
         if step.event is None:
             inst = run.by_key[(step.rule, step.actor, step.card)]
-            run.compiler.oracle = run.oracles.get(prev)
+            run.compiler.oracle = run.oracle(prev)
             step = replace(step, because=explain(run.settle_model, run.compiler, inst, prev))
         steps.append(step)
         prev = step.state
@@ -466,12 +481,49 @@ def replay_outcome(run: _Player, trace: Trace) -> None:
                 after = run.part_instance(event, step.part, step.actor, step.rule).apply(state)
         else:
             found = run.by_key.get((step.rule, step.actor, step.card))
-            run.compiler.oracle = run.oracles.get(state)
+            run.compiler.oracle = run.oracle(state)
             if found is not None and found.guard(state, None):
                 after = found.apply(state)
         if after is None or after != step.state:
             raise ReplayMismatch(f"{trace.property_id}: step {number} ({step.rule}) does not replay")
         state = after
+
+
+def replay_kept(model: Model, sim: Simulation) -> None:
+    """Check a simulation kept between runs against *model* as it is now: every outcome's trace
+    replays from the scenario's situation, ends where its label says (the game over or going on,
+    and who won, lost or drew) and was decided as it says, and a loop it ends on repeats. Only the
+    rules the traces take are compiled (all of them where a loop rule's step is replayed: it asks
+    about the play that follows its state). Raises ReplayMismatch (or KeyError for a rule the
+    model no longer has)."""
+    kept = [s for o in sim.outcomes for s in o.trace.steps + o.loop if s.event is None]
+    loops = any(model.rule(step.rule).graph for step in kept)
+    run = _Player(model, sim.scenario, only=None if loops else frozenset(step.rule for step in kept))
+    if loops:
+        floors = {v.name: v.min for v in model.vocab.vars.values()}
+        run.no_graph = LocalLoops(run.settle_insts, lambda: Folding(run.layout, run.drift, floors))
+    if sim.layout.names != run.layout.names or sim.initial != next(initial_states(run.layout, sim.scenario.config)):
+        raise ReplayMismatch(f"{Path(sim.scenario.path).stem}: not the scenario's situation")
+    for o in sim.outcomes:
+        trace = o.trace
+        if trace.initial != sim.initial:
+            raise ReplayMismatch(f"{trace.property_id}: '{o.label}' does not start in the scenario's situation")
+        try:
+            replay_outcome(run, trace)
+        except OverflowError as e:  # the play after a state too large to follow again
+            raise ReplayMismatch(f"{trace.property_id}: a loop rule's step could not be replayed ({e})") from e
+        if o.kind not in ("unknown", "stuck") and _label(run, trace.final) != (o.label, o.kind):
+            raise ReplayMismatch(f"{trace.property_id}: '{o.label}' is not where its trace ends")
+        last = trace.steps[-1] if trace.steps else None
+        if o.decided_by != (() if last is None else (last.rule,) + last.because):
+            raise ReplayMismatch(f"{trace.property_id}: '{o.label}' was not decided as it says")
+        s = trace.states[-2] if o.loop else trace.initial
+        for step in o.loop:
+            inst = run.by_key.get((step.rule, step.actor, step.card))
+            run.compiler.oracle = run.oracle(s)
+            if inst is None or not inst.guard(s, None) or inst.apply(s) != step.state:
+                raise ReplayMismatch(f"{trace.property_id}: the loop of '{o.label}' does not repeat")
+            s = step.state
 
 
 def _shown(layout: Layout, slot: int, plain: object) -> str:

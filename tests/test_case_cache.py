@@ -1,0 +1,107 @@
+"""The case library's outcomes kept between runs: reused only where the rules and the scenario
+mean the same, and only after every trace replays; a reused result reads as a played one."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+from conftest import ROOT
+from test_cache import _copy as rules_copy
+
+from verify.cli import main
+from verify.model.loader import load_model
+from verify.scenarios.cache import CaseCache
+from verify.scenarios.library import CaseResult, library_files, load_library, play_library
+
+# A loop whose life totals run away (a lasso up to drift), a loop of two triggers, an event that
+# cannot happen (a note naming its line), and a one-shot ability.
+CASES = ("loop-whose-life-totals-run-away-is-a-draw", "mandatory-trigger-pair", "damage-to-a-departed-player",
+         "ability-exiles-its-object-only")
+
+
+def _copy(tmp_path: Path, name: str, old: str = "", new: str = "") -> Path:
+    """A copy of the bundled rules (one text of 704-sba.toml replaced) with the four scenarios."""
+    root = rules_copy(tmp_path, name, old, new)
+    (root / "scenarios").mkdir()
+    for case in CASES:
+        shutil.copy(ROOT / "model" / "scenarios" / f"{case}.toml", root / "scenarios")
+    return root
+
+
+def _play(root: Path, cache: Path) -> list[CaseResult]:
+    model = load_model(root)
+    return play_library(model, load_library(model, library_files(model)), cache=CaseCache(cache))
+
+
+def _seen(cases: list[CaseResult]) -> list[object]:
+    """Everything a report shows of each scenario (the folder it lies in aside)."""
+    return [(c.name, c.status, c.sim.states, c.sim.initial, c.sim.drifting,
+             [n.replace(str(Path(c.scenario.path).parent), "") for n in c.sim.notes],
+             [(o.label, o.kind, o.trace.initial, o.trace.steps, o.decided_by, o.why, o.loop) for o in c.sim.outcomes])
+            for c in cases]
+
+
+def test_a_scenario_is_reused_where_the_rules_mean_the_same_and_played_again_where_they_do_not(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _play(_copy(tmp_path, "first"), cache)
+    assert [c.status for c in first] == ["as expected"] * len(CASES) and not any(c.cached for c in first)
+    assert any(o.loop for c in first for o in c.sim.outcomes) and any(c.sim.drifting for c in first)
+    assert any("did not happen" in n for c in first for n in c.sim.notes)
+    # another folder, a reworded rule: every scenario from the cache, every trace replayed, the same report
+    reworded = _play(_copy(tmp_path, "reworded", "that team loses the game.", "the team loses."), cache)
+    assert all(c.cached for c in reworded)
+    assert _seen(reworded) == _seen(first)
+    assert all(str(c.scenario.path) in n for c in reworded for n in c.sim.notes)  # its own place, not the first's
+    # what a rule does changed: each scenario is played again (any rule can act in one)
+    changed = _play(_copy(tmp_path, "changed", "and life[p] <= 0 and", "and life[p] <= -1 and"), cache)
+    assert not any(c.cached for c in changed)
+
+
+def test_a_kept_scenario_that_does_not_replay_or_load_is_played_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _play(_copy(tmp_path, "rules"), cache)
+    entries = {json.loads(p.read_text())["outcomes"][0]["trace"]["property"]: p
+               for p in (cache / "scenarios").glob("*/*.json")}
+    assert sorted(entries) == sorted(CASES)
+
+    def edit(case: str, change: object) -> None:
+        data = json.loads(entries[case].read_text())
+        change(data)  # type: ignore[operator]
+        entries[case].write_text(json.dumps(data))
+
+    def other_state(d: dict) -> None:  # a step that ends in another state than its rule gives
+        last = d["outcomes"][0]["trace"]["steps"][-1][3]
+        last[0] = not last[0] if isinstance(last[0], bool) else last[0] + 1
+
+    def other_label(d: dict) -> None:  # an outcome said to be a win where its trace ends in a draw
+        d["outcomes"][0]["label"], d["outcomes"][0]["kind"] = "Alice wins", "win"
+
+    def other_loop(d: dict) -> None:  # a loop that does not repeat as kept
+        d["outcomes"][0]["loop"] = d["outcomes"][0]["loop"][1:]
+
+    edit(CASES[0], other_label)
+    edit(CASES[1], other_loop)
+    edit(CASES[2], other_state)
+    entries[CASES[3]].write_text(entries[CASES[3]].read_text()[:100])
+    again = _play(_copy(tmp_path, "again"), cache)
+    assert not any(c.cached for c in again)
+    assert _seen(again) == _seen(first)
+    # played again, each is kept anew
+    assert all(_seen([c]) == _seen([d]) for c, d in zip(_play(_copy(tmp_path, "third"), cache), first))
+
+
+def test_verify_all_says_how_many_scenarios_it_reused(tmp_path: Path) -> None:
+    rules = _copy(tmp_path, "rules")
+    args = ["all", "--rules", str(rules), "--config", "duel", "--engine",
+            "explicit", "--no-reports", "--cache", "--cache-dir", str(tmp_path / "c")]
+    first = CliRunner().invoke(main, args)
+    assert "cache: 0 of 1 games and 0 of 4 scenarios reused from" in first.output
+    shutil.copytree(rules, tmp_path / "second")  # a model loaded anew (one loaded already is reused in the process)
+    args[2] = str(tmp_path / "second")
+    second = CliRunner().invoke(main, [*args, "--json"])
+    assert second.exit_code == first.exit_code  # 1: most properties are vacuous on one duel
+    assert [(s["cached"], s["result"]) for s in json.loads(second.output)["scenarios"]] == [(True, "as expected")] * 4
+    third = CliRunner().invoke(main, args)
+    assert "cache: 1 of 1 games and 4 of 4 scenarios reused from" in third.output

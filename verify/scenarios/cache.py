@@ -1,0 +1,115 @@
+"""The case library's results kept between runs, by what they mean.
+
+A scenario's outcomes are kept in the cache folder of the games' results
+(:mod:`verify.checking.cache`) under a key made from the parsed meaning of what they depend on:
+the vocabulary, every rule (texts, citations and source lines aside), the scenario as parsed (its
+situation, events, bounds and expectations, where they are written; its file's name but not its
+folder), and Endgame's version. Rewording a rule or a scenario's title finds every scenario
+again; changing what a rule does plays them all again (any rule can act in a scenario's play).
+
+A kept result is trusted only after every outcome's trace has been replayed through the rules as
+they are now (:func:`verify.scenarios.simulate.replay_kept`); an entry that fails to load or to
+replay is ignored and the scenario played again. A result that a wall-clock or memory limit
+decided is not kept. The states played are not kept: a reused result has no graph to draw.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from verify.checking.cache import digest, keep, meaning, steps_data, steps_of, trace_data, trace_of
+from verify.checking.trace import ReplayMismatch
+from verify.errors import SourceLoc
+from verify.explicit.budget import MACHINE_DEPENDENT
+from verify.model.state import Layout
+from verify.model.types import Model
+from verify.scenarios.format import Scenario
+from verify.scenarios.simulate import Outcome, Simulation, replay_kept
+from verify.version import __version__
+
+__all__ = ["CaseCache"]
+
+FORMAT = 1  # the layout of an entry: raise it when that changes
+
+
+class CaseCache:
+    """The case library's part of a cache folder (its own subfolder)."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder) / "scenarios"
+        self._rules: tuple[Model, str] | None = None  # one model's digest, for all its scenarios
+
+    def key(self, model: Model, scenario: Scenario) -> str:
+        """The key of a scenario's outcomes: see the module's documentation."""
+        if self._rules is None or self._rules[0] is not model:
+            self._rules = (model, digest([meaning(model.vocab), [meaning(r) for r in model.rules]]))
+        return digest({"format": FORMAT, "endgame": __version__, "rules": self._rules[1],
+                       "scenario": _meaning(scenario)})
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
+        """The simulation kept under *key*, every trace replayed on *model*; None if there is
+        none, or if the entry does not load or does not replay."""
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT or data.get("key") != key:
+                return None
+            layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
+            name = scenario.config.name
+            outcomes = tuple(Outcome(str(o["label"]), str(o["kind"]), trace_of(o["trace"], layout, name),
+                                     tuple(str(r) for r in o["decided_by"]), str(o["why"]),
+                                     steps_of(o["loop"], layout))
+                             for o in data["outcomes"])
+            sim = Simulation(scenario, layout, outcomes, _notes([str(n) for n in data["notes"]], scenario, False), int(data["states"]),
+                             nx.DiGraph(), tuple(data["initial"]), frozenset(str(v) for v in data["drifting"]))
+            replay_kept(model, sim)
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
+                ReplayMismatch):
+            return None
+        return sim
+
+    def store(self, key: str, sim: Simulation) -> None:
+        """Keep *sim* under *key*, unless a limit of the machine decided an outcome."""
+        if any(MACHINE_DEPENDENT in o.why for o in sim.outcomes):
+            return
+        try:
+            data = {"format": FORMAT, "key": key, "notes": _notes(sim.notes, sim.scenario, True), "states": sim.states,
+                    "initial": list(sim.initial), "drifting": sorted(sim.drifting),
+                    "outcomes": [{"label": o.label, "kind": o.kind, "trace": trace_data(o.trace),
+                                  "decided_by": list(o.decided_by), "why": o.why,
+                                  "loop": steps_data(o.loop)}
+                                 for o in sim.outcomes]}
+        except ValueError:
+            return
+        keep(self._path(key), data)
+
+
+def _meaning(scenario: Scenario) -> Any:
+    """What a scenario's outcomes (and what is said of them) depend on: all of it, its title and
+    source aside, with the lines it is written on (an event's note names its line) but not the
+    folder it lies in."""
+    name = Path(scenario.path).name
+
+    def here(loc: SourceLoc) -> SourceLoc:
+        return SourceLoc(name, loc.line, loc.col)
+    bare = replace(scenario, path=name, title="", source="", loc=here(scenario.loc),
+                   expect_state=tuple((who, i, var, value, here(loc)) for who, i, var, value, loc in scenario.expect_state))
+    return [meaning(bare), [[e.loc.line, e.loc.col] for e in scenario.events]]
+
+
+def _notes(notes: list[str], scenario: Scenario, kept: bool) -> list[str]:
+    """The notes with each event's place written as its number (*kept*), or back as the place
+    it has in *scenario* now."""
+    out = []
+    for note in notes:
+        for e in scenario.events:
+            mark, place = f"(event {e.number} at its line)", f"({e.loc})"
+            note = note.replace(place, mark) if kept else note.replace(mark, place)
+        out.append(note)
+    return out
