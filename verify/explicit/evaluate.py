@@ -549,7 +549,7 @@ class Instance:
     floors: tuple[tuple[int, int], ...] = field(default=())  # (slot, declared minimum) of the slots it writes
 
     def apply(self, s: State) -> State:
-        static, dynamic = self.update.parts()
+        static, dynamic = self.update._parts or self.update.parts()  # (the hot path: no call once compiled)
         new = list(s)
         for k, f in static:
             new[k] = f(s, None)
