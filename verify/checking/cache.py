@@ -40,7 +40,8 @@ from verify.model.state import Layout, State, is_initial
 from verify.model.types import Config, Model, Property
 from verify.version import __version__
 
-__all__ = ["ResultCache", "DEFAULT_CACHE_DIR", "meaning", "digest", "keep", "trace_data", "trace_of", "steps_data", "steps_of"]
+__all__ = ["ResultCache", "DEFAULT_CACHE_DIR", "meaning", "digest", "read", "keep", "trace_data", "trace_of",
+           "steps_data", "steps_of"]
 
 DEFAULT_CACHE_DIR = ".endgame-cache"
 FORMAT = 1  # the layout of an entry: raise it when that changes
@@ -104,15 +105,12 @@ class ResultCache:
             "config": meaning(config), "players": n, "options": meaning(options),
         })
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
-
     def load(self, key: str, model: Model, config: Config, n: int) -> _Results | None:
         """The results kept under *key*, every trace replayed on *model*; None if there are none,
         or if the entry does not load or a trace does not replay."""
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT or data.get("key") != key:
+            data = read(self.folder, key, FORMAT)
+            if data is None:
                 return None
             taken = {step[0] for rs in data["results"].values() for r in rs
                      for t in (r["trace"], r["witness"], r["cti"]) if t is not None for step in t["steps"]}
@@ -134,12 +132,25 @@ class ResultCache:
                     "results": {pid: [_result_data(r) for r in rs] for pid, rs in results.items()}}
         except ValueError:  # a trace it cannot keep
             return
-        keep(self._path(key), data)
+        keep(self.folder, key, data)
 
 
-def keep(path: Path, data: Any) -> None:
-    """Write the JSON *data* to *path*, whole or not at all (also with several runs at once); a
-    folder that cannot be written to keeps nothing: the cache is an aid, never a reason to fail."""
+def _path(folder: Path, key: str) -> Path:
+    return folder / key[:2] / f"{key}.json"
+
+
+def read(folder: Path, key: str, fmt: int) -> dict[str, Any] | None:
+    """The entry kept under *key* in *folder*, if it is one of layout *fmt* made for that key
+    (raises OSError or ValueError where it cannot be read)."""
+    data = json.loads(_path(folder, key).read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) and data.get("format") == fmt and data.get("key") == key else None
+
+
+def keep(folder: Path, key: str, data: Any) -> None:
+    """Write the JSON *data* under *key* in *folder*, whole or not at all (also with several runs
+    at once); a folder that cannot be written to keeps nothing: the cache is an aid, never a
+    reason to fail."""
+    path = _path(folder, key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp",

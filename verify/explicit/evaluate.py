@@ -152,16 +152,12 @@ class Compiler(Walker):
         """The slots *stmts* can write (every slot of a variable whose index is known only in the
         state), their values left uncompiled."""
         out: set[int] = set()
-        envs = [(a, {**env, stmt.var: q}) for stmt in stmts if isinstance(stmt, ForAll)
-                for q in self._domain(stmt.domain, env) for a in stmt.body]
-        envs += [(stmt, dict(env)) for stmt in stmts if isinstance(stmt, Assign)]
-        for a, inner in envs:
-            base = self.layout.base[a.target.name]
-            if a.target.index is None:
-                out.add(base)
-                continue
-            idx = self._offset(a.target, inner)
-            out |= {base + idx.const} if idx.is_const else set(range(base, base + self.layout.count(a.target.name)))
+        for a, inner in self._assignments(stmts, env):
+            base, idx = self._target(a, inner)
+            if idx is None or idx.is_const:
+                out.add(base + (0 if idx is None else idx.const))
+            else:
+                out |= set(range(base, base + self.layout.count(a.target.name)))
         return out
 
     def statements(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
@@ -169,28 +165,31 @@ class Compiler(Walker):
         """Static assignments ``(slot, value)`` and dynamic ones ``(index, base, value)``."""
         static: list[tuple[int, Fn]] = []
         dynamic: list[tuple[Fn, int, Fn]] = []
+        for a, inner in self._assignments(stmts, env):
+            value = self.walk(a.value, inner).fn
+            base, idx = self._target(a, inner)
+            if idx is None or idx.is_const:
+                static.append((base + (0 if idx is None else idx.const), value))
+            else:
+                dynamic.append((idx.fn, base, value))
+        return static, dynamic
+
+    def _assignments(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
+                     ) -> Iterable[tuple[Assign, Mapping[str, int]]]:
+        """Each assignment of *stmts* with its bindings, a ``forall`` unrolled in place."""
         for stmt in stmts:
             if isinstance(stmt, ForAll):
                 for q in self._domain(stmt.domain, env):
                     inner = {**env, stmt.var: q}
                     for a in stmt.body:
-                        self._assign(a, inner, static, dynamic)
+                        yield a, inner
             else:
-                self._assign(stmt, env, static, dynamic)
-        return static, dynamic
+                yield stmt, env
 
-    def _assign(self, a: Assign, env: Mapping[str, int], static: list[tuple[int, Fn]],
-                dynamic: list[tuple[Fn, int, Fn]]) -> None:
-        value = self.walk(a.value, env).fn
+    def _target(self, a: Assign, env: Mapping[str, int]) -> tuple[int, _C | None]:
+        """The first slot of the assigned variable, and its offset (None: not indexed)."""
         base = self.layout.base[a.target.name]
-        if a.target.index is None:
-            static.append((base, value))
-            return
-        idx = self._offset(a.target, env)
-        if idx.is_const:
-            static.append((base + idx.const, value))
-        else:
-            dynamic.append((idx.fn, base, value))
+        return base, None if a.target.index is None else self._offset(a.target, env)
 
     # -- helpers ------------------------------------------------------------------------
     def _offset(self, var: Var, env: Mapping[str, int]) -> _C:

@@ -14,14 +14,13 @@ decided is not kept. The states played are not kept: a reused result has no grap
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
-from verify.checking.cache import digest, keep, meaning, steps_data, steps_of, trace_data, trace_of
+from verify.checking.cache import digest, keep, meaning, read, steps_data, steps_of, trace_data, trace_of
 from verify.checking.trace import ReplayMismatch
 from verify.errors import SourceLoc
 from verify.explicit.budget import MACHINE_DEPENDENT
@@ -50,15 +49,12 @@ class CaseCache:
         return digest({"format": FORMAT, "endgame": __version__, "rules": self._rules[1],
                        "scenario": _meaning(scenario)})
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
-
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
         """The simulation kept under *key*, every trace replayed on *model*; None if there is
         none, or if the entry does not load or does not replay."""
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT or data.get("key") != key:
+            data = read(self.folder, key, FORMAT)
+            if data is None:
                 return None
             layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
             name = scenario.config.name
@@ -66,8 +62,9 @@ class CaseCache:
                                      tuple(str(r) for r in o["decided_by"]), str(o["why"]),
                                      steps_of(o["loop"], layout))
                              for o in data["outcomes"])
-            sim = Simulation(scenario, layout, outcomes, _notes([str(n) for n in data["notes"]], scenario, False), int(data["states"]),
-                             nx.DiGraph(), tuple(data["initial"]), frozenset(str(v) for v in data["drifting"]))
+            notes = _notes([str(n) for n in data["notes"]], scenario, False)
+            sim = Simulation(scenario, layout, outcomes, notes, int(data["states"]), nx.DiGraph(),
+                             tuple(data["initial"]), frozenset(str(v) for v in data["drifting"]))
             replay_kept(model, sim)
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
                 ReplayMismatch):
@@ -79,15 +76,15 @@ class CaseCache:
         if any(MACHINE_DEPENDENT in o.why for o in sim.outcomes):
             return
         try:
-            data = {"format": FORMAT, "key": key, "notes": _notes(sim.notes, sim.scenario, True), "states": sim.states,
-                    "initial": list(sim.initial), "drifting": sorted(sim.drifting),
+            data = {"format": FORMAT, "key": key, "notes": _notes(sim.notes, sim.scenario, True),
+                    "states": sim.states, "initial": list(sim.initial), "drifting": sorted(sim.drifting),
                     "outcomes": [{"label": o.label, "kind": o.kind, "trace": trace_data(o.trace),
                                   "decided_by": list(o.decided_by), "why": o.why,
                                   "loop": steps_data(o.loop)}
                                  for o in sim.outcomes]}
         except ValueError:
             return
-        keep(self._path(key), data)
+        keep(self.folder, key, data)
 
 
 def _meaning(scenario: Scenario) -> Any:
@@ -99,7 +96,8 @@ def _meaning(scenario: Scenario) -> Any:
     def here(loc: SourceLoc) -> SourceLoc:
         return SourceLoc(name, loc.line, loc.col)
     bare = replace(scenario, path=name, title="", source="", loc=here(scenario.loc),
-                   expect_state=tuple((who, i, var, value, here(loc)) for who, i, var, value, loc in scenario.expect_state))
+                   expect_state=tuple((who, i, var, value, here(loc))
+                                      for who, i, var, value, loc in scenario.expect_state))
     return [meaning(bare), [[e.loc.line, e.loc.col] for e in scenario.events]]
 
 
