@@ -12,7 +12,7 @@ from verify.checking.trace import Trace, replay, trace_from_path
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.evaluate import Compiler, Fn, Instance, memo
 from verify.explicit.explore import StateGraph, required_values
-from verify.language.expr import Call, ForAll, Quant, Var, children, names
+from verify.language.expr import Call, ForAll, Quant, Var, children, conjuncts, names
 from verify.model.state import State
 from verify.model.types import Model, Property, Rule, property_graph_names
 
@@ -32,12 +32,28 @@ class GraphContext:
         """The only nodes, and steps out of them, where *prop*'s premise can hold, when a
         top-level conjunct of it requires a game enumeration's value (``phase == draw``); the
         others are skipped in the same order, so the first state found is the same."""
-        need = required_values(prop.when, self.graph.layout)
-        if need is None:
+        graph = self.graph
+        need = required_values(prop.when, graph.layout)
+        on = self._on_cycles(prop)
+        if need is None and on is None:
             return None
-        var, values = need
-        layout = self.graph.layout
-        return self.graph.where(layout.base[var], frozenset(layout.codes[v] for v in values))
+        nodes, steps = (range(len(graph.states)), range(len(graph.src))) if need is None else \
+            graph.where(graph.layout.base[need[0]], frozenset(graph.layout.codes[v] for v in need[1]))
+        if on is None:
+            return list(nodes), list(steps)
+        src = graph.src
+        return [i for i in nodes if i in on], [e for e in steps if src[e] in on]
+
+    def _on_cycles(self, prop: Property) -> dict[int, int] | None:
+        """The nodes on a cycle (of mandatory play, or of any), when a top-level conjunct of
+        *prop*'s premise is ``in_cycle`` or ``mandatory_loop``: the premise is false elsewhere."""
+        oracle = self.graph.oracle
+        if oracle is None:
+            return None
+        for e in conjuncts(prop.when):
+            if isinstance(e, Var) and e.index is None and not e.primed and e.name in ("in_cycle", "mandatory_loop"):
+                return oracle.components(mandatory=e.name == "mandatory_loop")
+        return None
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
         return compile_property(self.compiler, prop, self.graph.n)

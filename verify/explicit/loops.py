@@ -158,9 +158,38 @@ class PlayGraph:
 
 
 def cycle_components(edges: list[tuple[int, int]]) -> dict[int, int]:
-    """node -> component number, for the nodes of components with a cycle."""
+    """node -> component number, for the nodes of components with a cycle.
+
+    Most states of a game are on no cycle: a node with no step into it or none out of it is on
+    none, so those are peeled off first (and then the nodes that leaves with none, in turn), and
+    networkx finds the components of what remains (in the largest games, a few thousand nodes of
+    a hundred thousand)."""
+    ids: dict[int, int] = {}  # node -> its number among the nodes of *edges* (a few of a game's)
+    pairs = [(ids.setdefault(a, len(ids)), ids.setdefault(b, len(ids))) for a, b in edges]
+    size = len(ids)
+    succ: list[list[int]] = [[] for _ in range(size)]
+    pred: list[list[int]] = [[] for _ in range(size)]
+    for a, b in pairs:
+        succ[a].append(b)
+        pred[b].append(a)
+    outs, ins = [len(bs) for bs in succ], [len(as_) for as_ in pred]
+    gone = [False] * size
+    todo = [v for v in range(size) if not outs[v] or not ins[v]]
+    while todo:
+        v = todo.pop()
+        if gone[v]:
+            continue
+        gone[v] = True
+        for b in succ[v]:  # each step out of v no longer leads into b
+            ins[b] -= 1
+            if not ins[b]:
+                todo.append(b)
+        for a in pred[v]:  # each step into v no longer leads out of a
+            outs[a] -= 1
+            if not outs[a]:
+                todo.append(a)
     g = nx.DiGraph()
-    g.add_edges_from(edges)
+    g.add_edges_from((a, b) for (a, b), (i, j) in zip(edges, pairs) if not gone[i] and not gone[j])
     out: dict[int, int] = {}
     for number, comp in enumerate(nx.strongly_connected_components(g)):
         if len(comp) > 1 or any(g.has_edge(v, v) for v in comp):

@@ -12,7 +12,7 @@ from verify.errors import SourceLoc
 
 __all__ = [
     "Expr", "Stmt", "Lit", "Var", "Call", "Unary", "Binary", "Member", "Ite", "Quant",
-    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names",
+    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names", "conjuncts",
 ]
 
 NOWHERE = SourceLoc("<builtin>")
@@ -154,3 +154,11 @@ def names(node: object) -> set[str]:
             out.add(n.func)
         stack.extend(children(n))
     return out
+
+
+def conjuncts(node: Expr) -> list[Expr]:
+    """The operands of *node*'s top-level chain of ``and`` ('a and b and c' parses as
+    '(a and b) and c'), in order; [node] itself when it is no conjunction."""
+    if isinstance(node, Binary) and node.op == "and":
+        return conjuncts(node.left) + conjuncts(node.right)
+    return [node]

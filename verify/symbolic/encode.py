@@ -17,7 +17,8 @@ from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, M
 from verify.language.walker import Walker
 from verify.model.state import Layout, State, is_initial, slot_choices
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
-from verify.symbolic.terms import Constants, and_, arith, compare, eq, implies, ite, ne, not_, or_, substitute, term_array
+from verify.symbolic.terms import (Constants, and_, arith, compare, eq, implies, ite, ne, not_, numeral, or_, substitute,
+                                   term_array)
 
 __all__ = ["Frame", "Encoder", "TransitionSystem", "card_graph_name"]
 
@@ -109,7 +110,11 @@ class Encoder(Walker):
         idx = self.walk(var.index, env, s, t)
         if var.card is None:
             return idx
-        return z3.simplify(idx + self.layout.n * self.walk(var.card, env, s, t))
+        card = self.walk(var.card, env, s, t)
+        i, c = numeral(idx), numeral(card)
+        if i is not None and c is not None:
+            return self._val(i + self.layout.n * c)
+        return z3.simplify(idx + self.layout.n * card)
 
     def _select(self, base: int, idx: Any, frame: Any) -> Any:
         count = self.layout.count(self.layout.var_of(base))
@@ -145,9 +150,8 @@ class Encoder(Walker):
         if node.index is None:
             return frame[base]
         idx = self._offset(node, env, s, t)
-        if z3.is_int_value(idx):
-            return frame[base + idx.as_long()]
-        return self._select(base, idx, frame)
+        at = numeral(idx)
+        return self._select(base, idx, frame) if at is None else frame[base + at]
 
     def walk_Call(self, node: Call, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         if node.func == "next":
@@ -157,18 +161,20 @@ class Encoder(Walker):
             per = [self._graph.graph_name(card_graph_name(node.func, c), s) for c in range(self.layout.k)]
             if not per:
                 return z3.BoolVal(False, self.ctx)
-            if z3.is_int_value(args[0]):
-                return per[args[0].as_long()]
+            card = numeral(args[0])
+            if card is not None:
+                return per[card]
             out = per[-1]
             for c in reversed(range(len(per) - 1)):
                 out = z3.If(args[0] == c, per[c], out)
             return out
         if node.func in self.model.vocab.preds:
-            if all(z3.is_int_value(a) for a in args):
-                return self.pred(node.func, tuple(a.as_long() for a in args), s)
+            known = [numeral(a) for a in args]
+            if all(v is not None for v in known):
+                return self.pred(node.func, tuple(v for v in known if v is not None), s)
             # an argument known only in the state: a chain of ifs over the seats it may name
-            choices = [[(None, a.as_long())] if z3.is_int_value(a) else [(a, q) for q in range(self.layout.n)]
-                       for a in args]
+            choices = [[(None, v)] if v is not None else [(a, q) for q in range(self.layout.n)]
+                       for a, v in zip(args, known)]
             combos = list(product(*choices))
             out = self.pred(node.func, tuple(q for _, q in combos[-1]), s)
             for combo in reversed(combos[:-1]):
@@ -248,8 +254,9 @@ class Encoder(Walker):
                 static[base] = value
                 return
             idx = self._offset(a.target, e, s, None)
-            if z3.is_int_value(idx):
-                static[base + idx.as_long()] = value
+            at = numeral(idx)
+            if at is not None:
+                static[base + at] = value
             else:
                 dynamic.append((base, idx, value))
 

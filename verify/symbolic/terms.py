@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import z3
 
 __all__ = ["and_", "or_", "not_", "implies", "ite", "eq", "ne", "compare", "arith", "Constants", "term_array",
-           "substitute"]
+           "substitute", "numeral"]
 
 
 def term_array(terms: Sequence[Any]) -> Any:
@@ -30,6 +30,15 @@ def substitute(term: Any, olds: Any, news: Any, count: int) -> Any:
     made by :func:`term_array`, once for many calls): z3.substitute checks every pair on every call."""
     ctx = term.ctx
     return z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), term.ast, count, olds, news), ctx)
+
+
+def numeral(a: Any) -> int | None:
+    """The value of an integer literal term, else None: what ``z3.is_int_value(a)`` and
+    ``a.as_long()`` tell, without reading the term's sort back from Z3 twice. Z3's Python API
+    makes every integer literal an ``IntNumRef`` (``IntVal``, and ``simplify`` of a closed term)."""
+    if isinstance(a, z3.IntNumRef):
+        return int(z3.Z3_get_numeral_string(a.ctx.ref(), a.ast))
+    return None
 
 
 def and_(ctx: z3.Context, terms: Sequence[Any]) -> Any:
