@@ -1,5 +1,7 @@
-"""Both engines give the same verdict on small bounds: explicit exploration against Z3 with the
-same bounds, for every property on every explored game of the bundled model, and on every
+"""Both engines say the same within Z3's search depth and the same bounds: the shortest
+counterexample and the shortest witness each finds there (or none), for every property on every
+explored game of the bundled model (explored as far as Z3 searches; that the whole game holds is
+the bundled check's, tests/test_bundled.py), and on every
 broken copy for the property the copy breaks, on the games where its violation lies (its other
 properties read rules the bundled model's comparison covers; what a copy changes, its own
 property is built to see).
@@ -80,44 +82,48 @@ CASES = [(root, c.name, n) for root in MODELS if _for_cases(root).properties for
 def test_explicit_and_z3_agree(root: Path, name: str, n: int) -> None:
     model = _model(root)
     config = next(c for c in model.configs if c.name == name)
-    # as `verify all` explores it: one state per rotation of the seats where the configuration
+    sym = SymbolicChecker(model, config, n, bounded=True)
+    depth = sym.session.depth
+    # as `verify all` explores it: one state per rotation class of the seats where the configuration
     # asks for that and Z3 proves the rules symmetric (tests/test_symmetry.py checks that the
     # reduction keeps every verdict and that its traces are real games)
-    # A broken copy's one property, when the states and steps found so far decide it, is
-    # explored as the runner does: up to its first counterexample, the one the whole graph
-    # would give first (tests/test_broken.py checks that), not the copy's whole game.
+    # The bundled model's games are explored as far as Z3 searches: every state and step within
+    # its depth, and one layer past it, where a shortest witness or counterexample one step too
+    # long for Z3 is seen to be so (that the whole game holds is the bundled check's). A broken
+    # copy's one property, when the states and steps found so far decide it, is explored as the
+    # runner does: up to its first counterexample, the one the whole graph would give first
+    # (tests/test_broken.py checks that), not the copy's whole game.
     [only] = model.properties if root != BUNDLED and len(model.properties) == 1 else [None]
     until = Watch(model, only) if only is not None and stops_early(only) else None
-    graph = explore_game(model, config, n, symmetry=bool(config.symmetry), until=until)
+    graph = explore_game(model, config, n, symmetry=bool(config.symmetry), until=until,
+                         depth=depth + 1 if root == BUNDLED else None)
     ctx = GraphContext(graph)
-    sym = SymbolicChecker(model, config, n, bounded=True)
     disagreements = []
     for prop in model.properties:
         e = check_explicit(graph, prop, ctx)
-        # Z3 finds a shortest witness: one within its depth where exploration has one there, and
-        # none where exploration has none. Past its depth it can find none: that search is not made
-        # (the premise is still tried for unreachable, which exploration's witness contradicts).
-        past = e.witness is not None and len(e.witness.steps) > sym.session.depth
-        z = sym.check(prop, witness=not past, vacuity=True)
+        # what each says within Z3's depth: a counterexample and its length, a witness and its length
+        e_says = _within(e, depth)
+        # Z3 finds a shortest witness: one of the same length where exploration has one within
+        # Z3's depth. Where it has none there, that search is not made (Z3's witnesses are replayed
+        # as real games, like its counterexamples); the premise is still tried for unreachable,
+        # which a witness exploration found contradicts.
+        z = sym.check(prop, witness=e_says[1] is not None, vacuity=True)
         assert z.verdict is not Verdict.HOLDS  # with the bounds imposed on Z3, a proof is one within them
-        e_len = len(e.trace.steps) if e.trace else None
-        z_len = len(z.trace.steps) if z.trace else None
-        # a witness past Z3's search depth, or a proof Z3 could not find: weaker, not contrary
-        weaker = z.witness is None and z_len is None and e_len is None and (
-            z.verdict is Verdict.UNKNOWN or (e.witness is not None and len(e.witness.steps) > sym.session.depth))
-        # a counterexample longer than Z3's search depth: Z3 may only say that one is reachable
-        weaker = weaker or (z.verdict is Verdict.UNKNOWN and z_len is None and e_len is not None
-                            and e_len > sym.session.depth)
-        if (_within(e), e_len) != (_within(z), z_len) and not weaker:
-            disagreements.append((prop.id, e.verdict.value, z.verdict.value, e_len, z_len, z.method))
+        z_says = _within(z, depth)
+        # Z3 that settles nothing (no counterexample within its depth, no proof) says less, not
+        # otherwise; so does exploration whose first counterexample lies past the depth (the
+        # result gives no witness then)
+        weaker = e_says[0] is None is z_says[0] and (
+            z.verdict is Verdict.UNKNOWN or (e.verdict is Verdict.VIOLATED and z_says[1] is not None))
+        if e_says != z_says and not weaker:
+            disagreements.append((prop.id, e.verdict.value, z.verdict.value, e_says, z_says, z.method))
     assert not disagreements
 
 
-def _within(r: EngineResult) -> str:
-    """What a result says about the bounded game alone: a counterexample, none with a state that
-    meets the premise, none and no such state, or nothing settled."""
-    if r.verdict is Verdict.VIOLATED:
-        return r.verdict.value
-    if r.verdict is Verdict.UNKNOWN:  # no counterexample within the search depth, no proof either
-        return "no counterexample"
-    return "no counterexample" if r.witness is None else "no counterexample, premise met"
+def _within(r: EngineResult, depth: int) -> tuple[int | None, int | None]:
+    """What a result says within *depth* steps: the length of a shortest counterexample found
+    there, and of a shortest witness (where no counterexample is: a proof's or a search's)."""
+    trace = len(r.trace.steps) if r.verdict is Verdict.VIOLATED and r.trace is not None else None
+    witness = len(r.witness.steps) if r.witness is not None else None
+    trace = trace if trace is not None and trace <= depth else None
+    return trace, witness if trace is None and witness is not None and witness <= depth else None

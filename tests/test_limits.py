@@ -15,6 +15,7 @@ from verify.cli import main
 from verify.explicit import budget as budget_mod
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.explore import explore
+from verify.model.loader import load_model
 from verify.output.text import SHOWN_STEPS
 from verify.scenarios.format import load_scenario
 from verify.scenarios.simulate import simulate
@@ -120,3 +121,24 @@ def test_a_long_trace_shows_its_ends_on_the_terminal_and_all_of_it_in_the_report
     assert "not shown" not in full
     quiet = CliRunner().invoke(main, ["simulate", "--no-reports", str(path)])
     assert "no file (--no-reports)" in quiet.output
+
+
+@pytest.mark.parametrize("name", ["effects", "duel"])
+def test_a_search_depth_keeps_every_state_and_step_within_it(name: str) -> None:
+    """Explored to a depth, a game has the whole game's states that near a start, the steps out of
+    all but the last layer, and its terminal states among them; the rest is cut, and the search
+    says so (what the agreement of the two engines compares within Z3's search depth)."""
+    model = load_model()
+    config = model.config(name)
+    full, near = explore(model, config, 2), explore(model, config, 2, depth=6)
+    level = [0] * len(full.states)
+    for i, p in enumerate(full.parent):
+        level[i] = 0 if p < 0 else level[p] + 1
+    assert max(level) > 6 and full.complete and not near.complete
+    assert set(near.states) == {s for s, d in zip(full.states, level) if d <= 6}
+    steps = {(full.states[a], full.states[b], full.instances[k].key) for a, b, k in full.edges() if level[a] < 6}
+    assert {(near.states[a], near.states[b], near.instances[k].key) for a, b, k in near.edges()} == steps
+    terminal = {full.states[i] for i in full.terminal()}
+    assert {near.states[i] for i in near.terminal()} == {s for s in terminal if s in near.index}
+    assert terminal & set(near.states)  # a game that ends within the depth: the test sees it
+    assert near.stopped == "the search depth (6 steps)" and "(the search depth (6 steps))" in near.cut_by

@@ -91,16 +91,16 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None,
-                 until: Callable[[StateGraph], bool] | None = None) -> StateGraph:
+                 until: Callable[[StateGraph], bool] | None = None, depth: int | None = None) -> StateGraph:
     """:func:`~verify.explicit.explore.explore` within the configuration's state limit, the
     memory limit and the wall-clock safety net; with *symmetry* first ask Z3 whether the rules
     are symmetric in the seats: one state per rotation class if so. The proof (or why it failed)
-    goes with the graph."""
+    goes with the graph. *depth*: as :func:`~verify.explicit.explore.explore`'s."""
     proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
     budget = Budget(Limits(config.max_states, f"max_states of configuration '{config.name}' in configs.toml",
                            max_memory_mb, timeout_ms / 1000))
     graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget, until=until,
-                    drift=game_drift(model, config))
+                    drift=game_drift(model, config), depth=depth)
     graph.symmetry = proof
     return graph
 

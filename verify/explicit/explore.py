@@ -24,7 +24,7 @@ from verify.explicit.folding import Folding
 from verify.explicit.loops import PlayGraph, cycle_components
 from verify.explicit.relevance import stable_slots
 from verify.explicit.rotation import Rotation, SymmetryProof
-from verify.language.expr import Binary, Expr, Member, Var
+from verify.language.expr import Binary, Expr, Member, Var, conjuncts
 from verify.model.state import Layout, State, initial_states, slot_choices
 from verify.model.types import Config, Model, mandatoriness, property_graph_names
 
@@ -253,12 +253,7 @@ class StateGraph:
 
 def required_values(expr: Expr, layout: Layout) -> tuple[str, frozenset[str]] | None:
     """(game enumeration variable, values) that a guard's top-level conjunct requires."""
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Binary) and e.op == "and":
-            stack += [e.right, e.left]
-            continue
+    for e in conjuncts(expr):
         if isinstance(e, Binary) and e.op == "==" and isinstance(e.left, Var) and isinstance(e.right, Var):
             var, val = e.left, e.right
             opts: tuple[Expr, ...] = (val,)
@@ -300,7 +295,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
             symmetric: bool = False, budget: Budget | None = None,
             compiled: tuple[Compiler, tuple[Instance, ...]] | None = None,
             until: Callable[["StateGraph"], bool] | None = None, drift: Drift | None = None,
-            final: bool = False) -> StateGraph:
+            final: bool = False, depth: int | None = None) -> StateGraph:
     """Every state reachable from the initial states of *config* with *n* players.
 
     Successors are generated in rule order, then seat order, so the search and
@@ -321,7 +316,10 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     the search then finds a fold unjustified, it explores again without folding. A state where
     *stop* holds may not be reached from a fold (the next event would start from a representative)
     unless the search is *final* (no event follows, so where play rests only its outcome counts)
-    and the fold closes a loop.
+    and the fold closes a loop. Nodes *depth* steps from a start are kept but not expanded (each
+    where some rule applies counted as cut, the graph incomplete): with *depth* one past a search
+    depth, every state and step within that depth, and which of those states are terminal, as
+    bounded model checking sees them.
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -374,12 +372,23 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         _halt(g, 0)
         return g
     i = 0
+    level: list[int] = []  # each node's distance from a start, where a *depth* is given
     while True:
         while i < len(g.states):
             s = g.states[i]
             if (stop is not None and stop(s)) or i in g.escaped:
                 i += 1
                 continue
+            if depth is not None:
+                level.extend(0 if g.parent[j] < 0 else level[g.parent[j]] + 1 for j in range(len(level), i + 1))
+                if level[i] >= depth and any(inst.guard(s, None) for inst in (table[1][s[table[0]]] if table else base)):
+                    g.cut[i] |= CUT_FIRM  # (a state where no rule applies is terminal: nothing to cut)
+                    g.limit_cut.add(i)
+                    reached = f"the search depth ({depth} steps)"
+                    g.complete, g.stopped = False, g.stopped or reached
+                    g.cut_by[f"({reached})"] += 1
+                    i += 1
+                    continue
             todo = table[1][s[table[0]]] if table else base
             for inst in todo:
                 if inst.guard(s, None):
@@ -402,7 +411,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         before = len(g.states)
         for node in range(before):
             s = g.states[node]
-            if (stop is not None and stop(s)) or node in g.escaped:
+            if (stop is not None and stop(s)) or node in g.escaped or node in g.limit_cut:
                 continue
             for inst in loop_rules:
                 if (node, inst.index) not in have and inst.guard(s, None):
@@ -421,7 +430,7 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
         # stopped the search that future is not known. (A counterexample needs no fold justified:
         # its trace runs through real states and is replayed, a lasso's up to drift.)
         return explore(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
-                       budget=budget, compiled=compiled, until=until)
+                       budget=budget, compiled=compiled, until=until, depth=depth)
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)
         comp.oracle = folded.oracle = g.oracle
