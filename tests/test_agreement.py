@@ -87,16 +87,15 @@ def test_explicit_and_z3_agree(root: Path, name: str, n: int) -> None:
     # as `verify all` explores it: one state per rotation class of the seats where the configuration
     # asks for that and Z3 proves the rules symmetric (tests/test_symmetry.py checks that the
     # reduction keeps every verdict and that its traces are real games)
-    # The bundled model's games are explored as far as Z3 searches: every state and step within
-    # its depth, and one layer past it, where a shortest witness or counterexample one step too
-    # long for Z3 is seen to be so (that the whole game holds is the bundled check's). A broken
+    # Each game is explored as far as Z3 searches: every state and step within its depth, and
+    # one layer past it, where a shortest witness or counterexample one step too long for Z3 is
+    # seen to be so (that the bundled model's whole games hold is the bundled check's). A broken
     # copy's one property, when the states and steps found so far decide it, is explored as the
     # runner does: up to its first counterexample, the one the whole graph would give first
-    # (tests/test_broken.py checks that), not the copy's whole game.
+    # (tests/test_broken.py checks that).
     [only] = model.properties if root != BUNDLED and len(model.properties) == 1 else [None]
     until = Watch(model, only) if only is not None and stops_early(only) else None
-    graph = explore_game(model, config, n, symmetry=bool(config.symmetry), until=until,
-                         depth=depth + 1 if root == BUNDLED else None)
+    graph = explore_game(model, config, n, symmetry=bool(config.symmetry), until=until, depth=depth + 1)
     ctx = GraphContext(graph)
     disagreements = []
     for prop in model.properties:

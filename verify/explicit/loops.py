@@ -58,7 +58,7 @@ class PlayGraph:
         self.graph = graph
         self._comps: dict[bool, dict[int, int]] = {}
         self._involved: dict[int, frozenset[int]] | None = None  # mandatory component -> its cards
-        self._edges = -1  # the edge count _succ and _leaves were computed for
+        self._edges = self._left = -1  # the edge counts _succ and _leaves were computed for
         self._succ: dict[int, list[tuple[int, int]]] = {}  # node -> [(instance, target)]
         self._leaves: set[int] = set()
         self._optional = [i for i in graph.instances if i.rule.kind == "optional" and not i.rule.graph]
@@ -73,16 +73,23 @@ class PlayGraph:
         return self._comps[mandatory]
 
     def _refresh(self) -> None:
+        """The successors of each node, for the edges found so far."""
         if self._edges == len(self.graph.src):
             return
         self._edges = len(self.graph.src)
-        comp, insts = self.components(mandatory=False), self.graph.instances
-        self._succ, self._leaves = {}, set()
+        self._succ = {}
         for a, b, k in self.graph.edges():
             self._succ.setdefault(a, []).append((k, b))
-            # a component can be left when some step other than conceding goes outside it
-            if insts[k].rule.kind != "concession" and comp.get(a, -1 - a) != comp.get(b, -1 - b):
-                self._leaves.add(comp.get(a, -1 - a))
+
+    def _ways_out(self) -> set[int]:
+        """The components (of any play) that some step other than conceding leaves, for the
+        edges found so far."""
+        if self._left != len(self.graph.src):
+            self._left = len(self.graph.src)
+            comp, insts = self.components(mandatory=False), self.graph.instances
+            self._leaves = {comp.get(a, -1 - a) for a, b, k in self.graph.edges()
+                            if insts[k].rule.kind != "concession" and comp.get(a, -1 - a) != comp.get(b, -1 - b)}
+        return self._leaves
 
     # -- GraphOracle -------------------------------------------------------------------------
     def holds(self, name: str, s: State) -> bool:
@@ -94,8 +101,7 @@ class PlayGraph:
         if name == "optional_available":
             return any(i.guard(s, None) for i in self._optional)
         if name == "can_leave_cycle":
-            self._refresh()
-            return self.components(mandatory=False).get(node, -1 - node) in self._leaves
+            return self.components(mandatory=False).get(node, -1 - node) in self._ways_out()
         raise KeyError(name)
 
     def involves(self, card: int, s: State) -> bool:
