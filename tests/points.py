@@ -4,7 +4,7 @@ from __future__ import annotations
 from verify.checking.runner import game_drift
 from verify.checking.trace import Trace, replay
 from verify.explicit.evaluate import Compiler, instances
-from verify.explicit.explore import explore
+from verify.explicit.explore import StateGraph, explore
 from verify.model.state import Layout, State, slot_choices
 from verify.language.expr import names
 from verify.model.types import Config, Model, Property, property_graph_names
@@ -23,10 +23,9 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
         comp = Compiler(model, trace.layout, config.params)
         replay(trace, instances(model, trace.layout, config.params, compiler=comp))
         return bool(comp.expr(prop.when, env)(s, t)), bool(comp.expr(prop.then, env)(s, t))
-    drift = game_drift(model, config)  # explored as verify all explores it: loops that run away close
-    graph = explore(model, config, trace.layout.n, drift=drift)
+    graph = _explored(model, config, trace.layout.n)
     if trace.initial not in graph.index:  # Z3 may start past an initial range (it releases the upper end)
-        graph = explore(model, config, trace.layout.n, initial=[trace.initial], drift=drift)
+        graph = _explored(model, config, trace.layout.n, trace.initial)
     replay(trace, graph.instances)
     assert trace.initial in graph.index and graph.parent[graph.index[trace.initial]] == -1
     terminal = graph.is_terminal()
@@ -35,6 +34,23 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
         s = trace.states[trace.loop_start]
     when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or graph.is_terminal(prop.ignored)(s))
     return when, bool(comp.expr(prop.then, env)(s, t))
+
+
+# Games explored for the points of earlier traces, by model, configuration, player count and start
+# (the model kept with its graph, so that its id is not reused while the entry lasts): a test
+# evaluating many properties' witnesses on one game explores it once.
+_EXPLORED: dict[tuple[int, str, int, State | None], tuple[Model, StateGraph]] = {}
+
+
+def _explored(model: Model, config: Config, n: int, initial: State | None = None) -> StateGraph:
+    key = (id(model), config.name, n, initial)
+    if key not in _EXPLORED:
+        drift = game_drift(model, config)  # explored as verify all explores it: loops that run away close
+        graph = explore(model, config, n, drift=drift, initial=None if initial is None else [initial])
+        _EXPLORED[key] = (model, graph)
+        while len(_EXPLORED) > 4:
+            del _EXPLORED[next(iter(_EXPLORED))]
+    return _EXPLORED[key][1]
 
 
 def _initial(layout: Layout, config: Config, s: State) -> bool:
