@@ -1,12 +1,13 @@
 """Evaluate a property at the point a trace ends on: its last state, step or terminal state."""
 from __future__ import annotations
 
+from typing import Callable
+
 from verify.checking.runner import game_drift
 from verify.checking.trace import Trace, replay
-from verify.explicit.evaluate import Compiler, instances
+from verify.explicit.evaluate import Compiler, Instance, instances
 from verify.explicit.explore import StateGraph, explore
 from verify.model.state import Layout, State, slot_choices
-from verify.language.expr import names
 from verify.model.types import Config, Model, Property, property_graph_names
 
 
@@ -15,14 +16,23 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
     config = next(c for c in model.configs if c.name == trace.config)
     env = {prop.var: trace.player} if prop.var else {}
     s, t = (trace.states[-2], trace.states[-1]) if prop.kind == "step" else (trace.states[-1], None)
-    graphless = not property_graph_names(prop) and "terminal" not in names(prop.when) | names(prop.then)
-    if prop.kind != "terminal" and graphless and trace.loop_start is None:
-        # a state or step property asks nothing of the play graph: replay, and evaluate where it ends
-        # (exploring the game first would take a million states on a configuration only Z3 checks)
+    if not property_graph_names(prop) and trace.loop_start is None:
+        # a property that asks nothing of the play graph: replay, and evaluate where it ends
+        # (exploring the game first would take a million states on a configuration only Z3 checks).
+        # A state is terminal where no rule of the game applies (of the kinds the property does
+        # not leave out): a rule that applies has a step, or one a bound cuts. (A loop rule
+        # applies only on a loop of mandatory steps, where the rules of those steps apply.)
         assert _initial(trace.layout, config, trace.initial), "the trace does not start in an initial state"
-        comp = Compiler(model, trace.layout, config.params)
+        game: list[Instance] = []
+
+        def ends(ignore: frozenset[str]) -> Callable[[State], bool]:
+            return lambda u: not any(i.guard(u, None) for i in game if i.rule.kind not in ignore and not i.rule.graph)
+        comp = Compiler(model, trace.layout, config.params, ends(frozenset()))
+        game += instances(model, trace.layout, config.params, bounds=config.bounds, actions=config.actions,
+                          compiler=comp)
         replay(trace, instances(model, trace.layout, config.params, compiler=comp))
-        return bool(comp.expr(prop.when, env)(s, t)), bool(comp.expr(prop.then, env)(s, t))
+        when = bool(comp.expr(prop.when, env)(s, t)) and (prop.kind != "terminal" or ends(prop.ignored)(s))
+        return when, bool(comp.expr(prop.then, env)(s, t))
     graph = _explored(model, config, trace.layout.n)
     if trace.initial not in graph.index:  # Z3 may start past an initial range (it releases the upper end)
         graph = _explored(model, config, trace.layout.n, trace.initial)
