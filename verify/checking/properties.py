@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 from verify.checking.trace import Trace, replay, trace_from_path
 from verify.checking.verdict import EngineResult, Verdict
 from verify.explicit.evaluate import Compiler, Fn, Instance, memo
-from verify.explicit.explore import StateGraph, required_values
+from verify.explicit.explore import StateGraph, collector_paused, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, conjuncts, names
 from verify.model.state import State
 from verify.model.types import Model, Property, Rule, property_graph_names
@@ -297,6 +297,11 @@ class Watch:
 
 def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
     """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
+    with collector_paused():  # the memo tables and the play graph's components: many objects, no cycles
+        return _check(graph, prop, ctx)
+
+
+def _check(graph: StateGraph, prop: Property, ctx: GraphContext | None) -> EngineResult:
     start = time.perf_counter()
     ctx = ctx or GraphContext(graph)
     scan = Scan(graph, prop, ctx.compile_property(prop))
