@@ -96,7 +96,7 @@ def _dead(game: str) -> frozenset[str]:
 @pytest.mark.parametrize("rule_id", RULE_IDS)
 def test_deleting_one_rule_changes_a_verdict_or_is_accounted_for(rule_id: str, tmp_path: Path) -> None:
     copy = tmp_path / "model"
-    shutil.copytree(ROOT / "model", copy)
+    shutil.copytree(ROOT / "model", copy, ignore=shutil.ignore_patterns("scenarios"))  # the rules alone
     _delete_rule(copy, rule_id)
     model = load_model(copy)  # missing references are warnings, not errors
     assert rule_id not in [r.id for r in model.rules]
