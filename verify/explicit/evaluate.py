@@ -135,6 +135,9 @@ class Compiler(Walker):
         self.oracle = oracle
         self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
         self._pred_stack: set[tuple[str, tuple[int, ...]]] = set()
+        # a rule's guard and update for each binding, compiled once (a scenario's player and a
+        # replay that share this compiler ask for the same ones): by the rule's id and bindings
+        self._rules: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[object, Any]] = {}
 
     def _ask(self) -> GraphOracle:
         if self.oracle is None:
@@ -159,6 +162,24 @@ class Compiler(Walker):
             else:
                 out |= set(range(base, base + self.layout.count(a.target.name)))
         return out
+
+    def _once(self, node: object, env: Mapping[str, int], make: Callable[[], Any]) -> Any:
+        """*make*'s result for *node* (a rule's guard or update, kept alive with its entry) and
+        *env*, made the first time it is asked for."""
+        key = (id(node), tuple(sorted(env.items())))
+        hit = self._rules.get(key)
+        if hit is None:
+            hit = self._rules[key] = (node, make())
+        return hit[1]
+
+    def guard(self, when: Expr, env: Mapping[str, int]) -> _C:
+        """A rule's guard for one binding, remembered by the values of the slots it reads (it is
+        asked of every state explored), compiled once."""
+        return self._once(when, env, lambda: memo(self.walk(when, dict(env))))  # type: ignore[no-any-return]
+
+    def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> _Update:
+        """A rule's parallel update for one binding, compiled once."""
+        return self._once(stmts, env, lambda: _update(self, stmts, env))  # type: ignore[no-any-return]
 
     def statements(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
                    ) -> tuple[list[tuple[int, Fn]], list[tuple[Fn, int, Fn]]]:
@@ -626,7 +647,7 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
         if rule.kind == "optional" and actions is not None and rule.id not in actions:
             continue
         for actor, card, env in rule_envs(rule, layout):
-            guard = memo(comp.walk(rule.when, env))  # asked of every state explored
+            guard = comp.guard(rule.when, env)
             if guard.is_const and not guard.const:
                 continue
             checks: list[tuple[int, int, int]] = []
@@ -639,6 +660,6 @@ def instances(model: Model, layout: Layout, params: Mapping[str, int], *,
                 if bounds and name in bounds:
                     lo, hi = bounds[name]
                     checks.append((k, lo, hi))
-            out.append(Instance(len(out), rule, actor, guard.fn, Update(partial(_update, comp, rule.then, env)),
+            out.append(Instance(len(out), rule, actor, guard.fn, Update(partial(comp.update, rule.then, env)),
                                 tuple(checks), card, tuple(floors)))
     return tuple(out)
