@@ -30,9 +30,9 @@ def _copy(tmp_path: Path, name: str, old: str = "", new: str = "") -> Path:
     return root
 
 
-def _play(root: Path, cache: Path) -> list[CaseResult]:
+def _play(root: Path, cache: Path, jobs: int = 1) -> list[CaseResult]:
     model = load_model(root)
-    return play_library(model, load_library(model, library_files(model)), cache=CaseCache(cache))
+    return play_library(model, load_library(model, library_files(model)), cache=CaseCache(cache), jobs=jobs)
 
 
 def _seen(cases: list[CaseResult]) -> list[object]:
@@ -90,6 +90,25 @@ def test_a_kept_scenario_that_does_not_replay_or_load_is_played_again(tmp_path: 
     assert _seen(again) == _seen(first)
     # played again, each is kept anew
     assert all(_seen([c]) == _seen([d]) for c, d in zip(_play(_copy(tmp_path, "third"), cache), first))
+
+
+def test_kept_scenarios_replayed_in_two_processes_read_as_in_one(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _play(_copy(tmp_path, "first"), cache)
+    one, two = _play(_copy(tmp_path, "one"), cache), _play(_copy(tmp_path, "two"), cache, jobs=2)
+    assert all(c.cached for c in one + two)
+    assert _seen(two) == _seen(one) == _seen(first)
+    # an entry that does not replay in its process is played again (here), and kept anew
+    [entry] = [p for p in (cache / "scenarios").glob("*/*.json")
+               if json.loads(p.read_text())["outcomes"][0]["trace"]["property"] == CASES[2]]
+    data = json.loads(entry.read_text())
+    last = data["outcomes"][0]["trace"]["steps"][-1][3]
+    last[0] = not last[0] if isinstance(last[0], bool) else last[0] + 1
+    entry.write_text(json.dumps(data))
+    three = _play(_copy(tmp_path, "three"), cache, jobs=2)
+    assert [Path(c.scenario.path).stem for c in three if not c.cached] == [CASES[2]]
+    assert _seen(three) == _seen(first)
+    assert all(c.cached for c in _play(_copy(tmp_path, "four"), cache, jobs=2))
 
 
 def test_verify_all_says_how_many_scenarios_it_reused(tmp_path: Path) -> None:

@@ -221,7 +221,8 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                      total=len(games(model, options))) as bar:
         results = check(model, props, options, progress=bar)
     cases = None if library is None else play_library(
-        model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None)
+        model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None,
+        jobs=options.jobs)
     where = None if no_reports else write_reports(results, model, reports, cases)
     traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:
@@ -329,8 +330,9 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "the counts a configuration explores."),
         click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                      help="Games explored at once, each in its own process, while Z3 checks the games "
-                          "explored before them [default: the number of cores]. Every verdict and trace "
-                          "is the same for any number."),
+                          "explored before them, and (verify all) the case library's kept scenarios "
+                          "replayed at once [default: the number of cores]. Every verdict and trace is the "
+                          "same for any number."),
         click.option("--cache-dir", default=DEFAULT_CACHE_DIR, show_default=True, envvar="ENDGAME_CACHE_DIR",
                      help="Folder where each game's results are kept between runs, by what the rules mean "
                           "(rewording a rule's text reuses them; changing what it does checks again the "

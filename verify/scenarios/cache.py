@@ -52,24 +52,35 @@ class CaseCache:
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
         """The simulation kept under *key*, every trace replayed on *model*; None if there is
         none, or if the entry does not load or does not replay."""
+        data = self.checked(key, model, scenario)
+        return None if data is None else self.rebuild(data, model, scenario)
+
+    def checked(self, key: str, model: Model, scenario: Scenario) -> dict[str, Any] | None:
+        """The entry kept under *key* (its data, as read), where it loads and every trace replays
+        on *model*; else None. (A process that checked it hands the data to :meth:`rebuild`.)"""
         try:
             data = read(self.folder, key, FORMAT)
             if data is None:
                 return None
-            layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
-            name = scenario.config.name
-            outcomes = tuple(Outcome(str(o["label"]), str(o["kind"]), trace_of(o["trace"], layout, name),
-                                     tuple(str(r) for r in o["decided_by"]), str(o["why"]),
-                                     steps_of(o["loop"], layout))
-                             for o in data["outcomes"])
-            notes = _notes([str(n) for n in data["notes"]], scenario, False)
-            sim = Simulation(scenario, layout, outcomes, notes, int(data["states"]), nx.DiGraph(),
-                             tuple(data["initial"]), frozenset(str(v) for v in data["drifting"]))
-            replay_kept(model, sim)
+            replay_kept(model, self.rebuild(data, model, scenario))
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
                 ReplayMismatch):
             return None
-        return sim
+        return data
+
+    @staticmethod
+    def rebuild(data: dict[str, Any], model: Model, scenario: Scenario) -> Simulation:
+        """The simulation an entry's data describes, as it was kept: not replayed here (only data
+        :meth:`checked` returned is given)."""
+        layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
+        name = scenario.config.name
+        outcomes = tuple(Outcome(str(o["label"]), str(o["kind"]), trace_of(o["trace"], layout, name),
+                                 tuple(str(r) for r in o["decided_by"]), str(o["why"]),
+                                 steps_of(o["loop"], layout))
+                         for o in data["outcomes"])
+        notes = _notes([str(n) for n in data["notes"]], scenario, False)
+        return Simulation(scenario, layout, outcomes, notes, int(data["states"]), nx.DiGraph(),
+                          tuple(data["initial"]), frozenset(str(v) for v in data["drifting"]))
 
     def store(self, key: str, sim: Simulation) -> None:
         """Keep *sim* under *key*, unless a limit of the machine decided an outcome."""

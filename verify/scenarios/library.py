@@ -7,8 +7,10 @@ property, with the trace of the new outcome.
 """
 from __future__ import annotations
 
+import multiprocessing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from verify.errors import Diagnostic, ScenarioError
 from verify.model.types import Model
@@ -73,19 +75,48 @@ def load_library(model: Model, files: list[Path]) -> list[Scenario]:
 
 
 def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | None = None,
-                 timeout: float | None = None, cache: CaseCache | None = None) -> list[CaseResult]:
+                 timeout: float | None = None, cache: CaseCache | None = None, jobs: int = 1) -> list[CaseResult]:
     """Play each scenario through the model's rules (every outcome, each with its replayed trace),
     each within *memory_mb* and *timeout* (see :func:`~verify.scenarios.simulate.simulate`); with
-    *cache*, a scenario an earlier run played on rules of the same meaning is taken from it."""
+    *cache*, a scenario an earlier run played on rules of the same meaning is taken from it. With
+    *jobs* > 1 the kept scenarios' traces are replayed in that many forked processes (a scenario
+    played anew is played here: its states are drawn in the reports)."""
+    keys = [cache.key(model, sc) for sc in scenarios] if cache is not None else []
+    kept = _kept(model, scenarios, keys, cache, jobs) if cache is not None else {}
     out = []
-    for sc in scenarios:
-        key = cache.key(model, sc) if cache is not None else ""
-        kept = cache.load(key, model, sc) if cache is not None else None
-        if kept is not None:
-            out.append(CaseResult(kept, cached=True))
+    for i, sc in enumerate(scenarios):
+        if i in kept:
+            out.append(CaseResult(kept[i], cached=True))
             continue
         sim = simulate(model, sc, memory_mb=memory_mb, timeout=timeout)
         if cache is not None:
-            cache.store(key, sim)
+            cache.store(keys[i], sim)
         out.append(CaseResult(sim))
     return out
+
+
+# What the forked processes read: the model, the scenarios, their keys and the cache (set before
+# the processes start, so that nothing of it is sent to them).
+_SHARED: tuple[Model, list[Scenario], list[str], CaseCache] | None = None
+
+
+def _checked(i: int) -> dict[str, Any] | None:
+    assert _SHARED is not None
+    model, scenarios, keys, cache = _SHARED
+    return cache.checked(keys[i], model, scenarios[i])
+
+
+def _kept(model: Model, scenarios: list[Scenario], keys: list[str], cache: CaseCache,
+          jobs: int) -> dict[int, Simulation]:
+    """The scenarios (by position) whose kept outcomes load and replay."""
+    global _SHARED
+    if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        found = {i: cache.load(keys[i], model, sc) for i, sc in enumerate(scenarios)}
+        return {i: sim for i, sim in found.items() if sim is not None}
+    _SHARED = (model, scenarios, keys, cache)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(scenarios))) as pool:
+            data = pool.map(_checked, range(len(scenarios)), chunksize=8)
+    finally:
+        _SHARED = None
+    return {i: cache.rebuild(d, model, scenarios[i]) for i, d in enumerate(data) if d is not None}
