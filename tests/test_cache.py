@@ -32,9 +32,9 @@ def _copy(tmp_path: Path, name: str, old: str = "", new: str = "") -> Path:
     return root
 
 
-def _check(root: Path, cache: Path, games: tuple[str, ...] = GAMES) -> list[CheckResult]:
+def _check(root: Path, cache: Path, games: tuple[str, ...] = GAMES, jobs: int = 1) -> list[CheckResult]:
     model = load_model(root)
-    return check(model, [model.property(p) for p in PROPS], Options(configs=games, cache=str(cache)))
+    return check(model, [model.property(p) for p in PROPS], Options(configs=games, cache=str(cache), jobs=jobs))
 
 
 def _same(a: list[CheckResult], b: list[CheckResult]) -> None:
@@ -64,6 +64,20 @@ def test_rewording_reuses_every_game_and_a_change_of_meaning_checks_again_where_
                      cache)
     assert _cached_games(changed) == {"duel"}
     assert all("1 of 2 games' results from the cache" in r.method for r in changed)
+
+
+def test_kept_games_looked_up_in_two_processes_read_as_in_one(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = _check(_copy(tmp_path, "first"), cache, jobs=2)
+    one, two = _check(_copy(tmp_path, "one"), cache), _check(_copy(tmp_path, "two"), cache, jobs=2)
+    _same(one, two)
+    _same(first, two)
+    assert _cached_games(one) == _cached_games(two) == set(GAMES)
+    assert [r.method for r in one] == [r.method for r in two]
+    # a change of meaning live in one game: that game is checked again, the other still reused
+    changed = _check(_copy(tmp_path, "changed", "sum(t in team(p): life[t]) <= 0", "sum(t in team(p): life[t]) <= 1"),
+                     cache, jobs=2)
+    assert _cached_games(changed) == {"duel"}
 
 
 def test_an_entry_that_does_not_replay_or_load_is_ignored(tmp_path: Path) -> None:

@@ -195,6 +195,19 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
 
 
 _SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]], RunBudget] | None = None
+# What the processes that look up kept results read (set before they start): the model, the
+# properties, the options a result depends on, the cache and the games to look up.
+_LOOKUP: tuple[Model, Sequence[Property], Options, ResultCache, list[tuple[str, int]]] | None = None
+
+
+def _look_up(index: int) -> tuple[str, dict[str, list[EngineResult]] | None]:
+    """A game's cache key and its kept results, their traces replayed (None: none kept, or an
+    entry that does not load or replay)."""
+    assert _LOOKUP is not None
+    model, props, options, cache, wanted = _LOOKUP
+    name, n = wanted[index]
+    key = cache.key(model, model.config(name), n, props, options)
+    return key, cache.load(key, model, model.config(name), n)
 
 
 def _game_work(index: int) -> dict[str, list[EngineResult]]:
@@ -233,8 +246,10 @@ class _Games:
     def __enter__(self) -> "_Games":
         global _SHARED
         model, props, options, played, run = self.args
+        if self._parallel(len(played)) and self.cache is not None:
+            self._look_up_kept(self.cache)
         todo = [g for g in played if self._done(*g) is None]
-        if options.jobs > 1 and len(todo) > 1 and self.independent and "fork" in multiprocessing.get_all_start_methods():
+        if self._parallel(len(todo)):
             _SHARED = self.args
             self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)))
             self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played) if g in todo}
@@ -246,6 +261,29 @@ class _Games:
             self.pool.terminate()
             self.pool.join()
         _SHARED = None
+
+    def _parallel(self, count: int) -> bool:
+        return (self.args[2].jobs > 1 and count > 1 and self.independent
+                and "fork" in multiprocessing.get_all_start_methods())
+
+    def _look_up_kept(self, cache: ResultCache) -> None:
+        """Each game's key and kept results (their traces replayed), looked up in forked processes:
+        :meth:`_done` then finds them here."""
+        global _LOOKUP
+        model, props, options, played, _ = self.args
+        wanted = [g for g in played if _CHECKED.get((*self.key, *g)) is None]
+        if len(wanted) < 2:
+            return
+        _LOOKUP = (model, props, self.key[2], cache, wanted)
+        try:
+            with multiprocessing.get_context("fork").Pool(min(options.jobs, len(wanted))) as pool:
+                looked = pool.map(_look_up, range(len(wanted)), chunksize=4)
+        finally:
+            _LOOKUP = None
+        for (name, n), (key, found) in zip(wanted, looked):
+            self.cache_keys[(name, n)] = key
+            if found is not None:
+                self._keep(name, n, {pid: [replace(r, cached=True) for r in rs] for pid, rs in found.items()})
 
     def _done(self, name: str, n: int) -> dict[str, list[EngineResult]] | None:
         hit = _CHECKED.get((*self.key, name, n)) if self.independent else None
