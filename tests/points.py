@@ -21,12 +21,17 @@ def point_values(model: Model, prop: Property, trace: Trace) -> tuple[bool, bool
         # (exploring the game first would take a million states on a configuration only Z3 checks).
         # A state is terminal where no rule of the game applies (of the kinds the property does
         # not leave out): a rule that applies has a step, or one a bound cuts. (A loop rule
-        # applies only on a loop of mandatory steps, where the rules of those steps apply.)
+        # applies only on a loop of mandatory steps, where the rules of those steps apply.) A
+        # state with a counter below its declared minimum is not explored further: not terminal.
         assert _initial(trace.layout, config, trace.initial), "the trace does not start in an initial state"
         game: list[Instance] = []
+        lay = trace.layout
+        floors = [(k, model.vocab.vars[lay.var_of(k)].min) for k in range(len(lay.names)) if lay.types[k] == "int"]
+        below = [(k, lo) for k, lo in floors if lo is not None]
 
         def ends(ignore: frozenset[str]) -> Callable[[State], bool]:
-            return lambda u: not any(i.guard(u, None) for i in game if i.rule.kind not in ignore and not i.rule.graph)
+            return lambda u: not any(u[k] < lo for k, lo in below) and not any(
+                i.guard(u, None) for i in game if i.rule.kind not in ignore and not i.rule.graph)
         comp = Compiler(model, trace.layout, config.params, ends(frozenset()))
         game += instances(model, trace.layout, config.params, bounds=config.bounds, actions=config.actions,
                           compiler=comp)
