@@ -123,14 +123,16 @@ def test_a_long_trace_shows_its_ends_on_the_terminal_and_all_of_it_in_the_report
     assert "no file (--no-reports)" in quiet.output
 
 
-@pytest.mark.parametrize("name", ["effects", "duel"])
-def test_a_search_depth_keeps_every_state_and_step_within_it(name: str) -> None:
+@pytest.mark.parametrize("name,symmetric", [("effects", False), ("duel", False), ("duel", True)])
+def test_a_search_depth_keeps_every_state_and_step_within_it(name: str, symmetric: bool) -> None:
     """Explored to a depth, a game has the whole game's states that near a start, the steps out of
     all but the last layer, and its terminal states among them; the rest is cut, and the search
-    says so (what the agreement of the two engines compares within Z3's search depth)."""
+    says so (what the agreement of the two engines compares within Z3's search depth). With one
+    state per rotation of the seats, the same of the rotation classes."""
     model = load_model()
     config = model.config(name)
-    full, near = explore(model, config, 2), explore(model, config, 2, depth=6)
+    full = explore(model, config, 2, symmetric=symmetric)
+    near = explore(model, config, 2, symmetric=symmetric, depth=6)
     level = [0] * len(full.states)
     for i, p in enumerate(full.parent):
         level[i] = 0 if p < 0 else level[p] + 1
