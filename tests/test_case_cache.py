@@ -92,9 +92,13 @@ def test_a_kept_scenario_that_does_not_replay_or_load_is_played_again(tmp_path: 
     assert all(_seen([c]) == _seen([d]) for c, d in zip(_play(_copy(tmp_path, "third"), cache), first))
 
 
-def test_kept_scenarios_replayed_in_two_processes_read_as_in_one(tmp_path: Path) -> None:
+def test_scenarios_played_or_replayed_in_two_processes_read_as_in_one(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = _play(_copy(tmp_path, "first"), cache)
+    # played in two processes (another cache folder: nothing kept yet), each result as played here
+    apart = _play(_copy(tmp_path, "apart"), tmp_path / "other", jobs=2)
+    assert not any(c.cached for c in apart) and _seen(apart) == _seen(first)
+    assert len(list((tmp_path / "other" / "scenarios").glob("*/*.json"))) == len(CASES)  # kept by the processes
     one, two = _play(_copy(tmp_path, "one"), cache), _play(_copy(tmp_path, "two"), cache, jobs=2)
     assert all(c.cached for c in one + two)
     assert _seen(two) == _seen(one) == _seen(first)

@@ -330,9 +330,9 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "the counts a configuration explores."),
         click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                      help="Games explored at once, each in its own process, while Z3 checks the games "
-                          "explored before them, and (verify all) the case library's kept scenarios "
-                          "replayed at once [default: the number of cores]. Every verdict and trace is the "
-                          "same for any number."),
+                          "explored before them, and (verify all) the case library's scenarios played "
+                          "at once [default: the number of cores]. Every verdict and trace is the same for "
+                          "any number."),
         click.option("--cache-dir", default=DEFAULT_CACHE_DIR, show_default=True, envvar="ENDGAME_CACHE_DIR",
                      help="Folder where each game's results are kept between runs, by what the rules mean "
                           "(rewording a rule's text reuses them; changing what it does checks again the "

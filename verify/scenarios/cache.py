@@ -70,8 +70,9 @@ class CaseCache:
 
     @staticmethod
     def rebuild(data: dict[str, Any], model: Model, scenario: Scenario) -> Simulation:
-        """The simulation an entry's data describes, as it was kept: not replayed here (only data
-        :meth:`checked` returned is given)."""
+        """The simulation an entry's data describes, as it was kept, its states not drawn: not
+        replayed here (only data :meth:`checked` returned, or :meth:`data` made of a simulation
+        just played, is given)."""
         layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
         name = scenario.config.name
         outcomes = tuple(Outcome(str(o["label"]), str(o["kind"]), trace_of(o["trace"], layout, name),
@@ -84,18 +85,25 @@ class CaseCache:
 
     def store(self, key: str, sim: Simulation) -> None:
         """Keep *sim* under *key*, unless a limit of the machine decided an outcome."""
+        data = self.data(key, sim)
+        if data is not None:
+            keep(self.folder, key, data)
+
+    @staticmethod
+    def data(key: str, sim: Simulation) -> dict[str, Any] | None:
+        """What is kept of *sim* under *key* (what :meth:`rebuild` reads); None where a limit of
+        the machine decided an outcome, or a trace cannot be written."""
         if any(MACHINE_DEPENDENT in o.why for o in sim.outcomes):
-            return
+            return None
         try:
-            data = {"format": FORMAT, "key": key, "notes": _notes(sim.notes, sim.scenario, True),
+            return {"format": FORMAT, "key": key, "notes": _notes(sim.notes, sim.scenario, True),
                     "states": sim.states, "initial": list(sim.initial), "drifting": sorted(sim.drifting),
                     "outcomes": [{"label": o.label, "kind": o.kind, "trace": trace_data(o.trace),
                                   "decided_by": list(o.decided_by), "why": o.why,
                                   "loop": steps_data(o.loop)}
                                  for o in sim.outcomes]}
         except ValueError:
-            return
-        keep(self.folder, key, data)
+            return None
 
 
 def _meaning(scenario: Scenario) -> Any:

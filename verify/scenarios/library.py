@@ -79,14 +79,20 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     """Play each scenario through the model's rules (every outcome, each with its replayed trace),
     each within *memory_mb* and *timeout* (see :func:`~verify.scenarios.simulate.simulate`); with
     *cache*, a scenario an earlier run played on rules of the same meaning is taken from it. With
-    *jobs* > 1 the kept scenarios' traces are replayed in that many forked processes (a scenario
-    played anew is played here: its states are drawn in the reports)."""
-    keys = [cache.key(model, sc) for sc in scenarios] if cache is not None else []
-    kept = _kept(model, scenarios, keys, cache, jobs) if cache is not None else {}
+    *jobs* > 1 the scenarios are played (or their kept traces replayed) in that many forked
+    processes, each handing back what a cache entry holds: the results read the same, but for the
+    states played, which are not drawn (``verify simulate --dot`` plays its scenario itself)."""
+    keys = [cache.key(model, sc) if cache is not None else "" for sc in scenarios]
+    done = _in_processes(model, scenarios, keys, cache, memory_mb, timeout, jobs)
     out = []
     for i, sc in enumerate(scenarios):
-        if i in kept:
-            out.append(CaseResult(kept[i], cached=True))
+        if i in done:
+            cached, data = done[i]
+            out.append(CaseResult(CaseCache.rebuild(data, model, sc), cached=cached))
+            continue
+        kept = cache.load(keys[i], model, sc) if cache is not None else None
+        if kept is not None:
+            out.append(CaseResult(kept, cached=True))
             continue
         sim = simulate(model, sc, memory_mb=memory_mb, timeout=timeout)
         if cache is not None:
@@ -95,28 +101,37 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     return out
 
 
-# What the forked processes read: the model, the scenarios, their keys and the cache (set before
-# the processes start, so that nothing of it is sent to them).
-_SHARED: tuple[Model, list[Scenario], list[str], CaseCache] | None = None
+# What the forked processes read (set before they start, so that nothing of it is sent to them):
+# the model, the scenarios, their keys, the cache, and the limits of each simulation.
+_SHARED: tuple[Model, list[Scenario], list[str], CaseCache | None, int | None, float | None] | None = None
 
 
-def _checked(i: int) -> dict[str, Any] | None:
+def _play(i: int) -> tuple[bool, dict[str, Any] | None]:
+    """Whether scenario *i* came from the cache, and what a cache entry holds of its results
+    (None: a limit of the machine decided an outcome; it is played again in the main process)."""
     assert _SHARED is not None
-    model, scenarios, keys, cache = _SHARED
-    return cache.checked(keys[i], model, scenarios[i])
+    model, scenarios, keys, cache, memory_mb, timeout = _SHARED
+    if cache is not None:
+        data = cache.checked(keys[i], model, scenarios[i])
+        if data is not None:
+            return True, data
+    sim = simulate(model, scenarios[i], memory_mb=memory_mb, timeout=timeout)
+    if cache is not None:
+        cache.store(keys[i], sim)
+    return False, CaseCache.data(keys[i], sim)
 
 
-def _kept(model: Model, scenarios: list[Scenario], keys: list[str], cache: CaseCache,
-          jobs: int) -> dict[int, Simulation]:
-    """The scenarios (by position) whose kept outcomes load and replay."""
+def _in_processes(model: Model, scenarios: list[Scenario], keys: list[str], cache: CaseCache | None,
+                  memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[bool, dict[str, Any]]]:
+    """The scenarios (by position) played or replayed in *jobs* forked processes, each with whether
+    it came from the cache and its results as a cache entry holds them; {} with one job."""
     global _SHARED
     if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        found = {i: cache.load(keys[i], model, sc) for i, sc in enumerate(scenarios)}
-        return {i: sim for i, sim in found.items() if sim is not None}
-    _SHARED = (model, scenarios, keys, cache)
+        return {}
+    _SHARED = (model, scenarios, keys, cache, memory_mb, timeout)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(scenarios))) as pool:
-            data = pool.map(_checked, range(len(scenarios)), chunksize=8)
+            played = pool.map(_play, range(len(scenarios)), chunksize=4)
     finally:
         _SHARED = None
-    return {i: cache.rebuild(d, model, scenarios[i]) for i, d in enumerate(data) if d is not None}
+    return {i: (cached, data) for i, (cached, data) in enumerate(played) if data is not None}
