@@ -135,8 +135,8 @@ class Compiler(Walker):
         self.oracle = oracle
         self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
         self._pred_stack: set[tuple[str, tuple[int, ...]]] = set()
-        # a rule's guard and update for each binding, compiled once (a scenario's player and a
-        # replay that share this compiler ask for the same ones): by the rule's id and bindings
+        # a rule's guard and update for each binding, compiled once (the scenarios that share
+        # this compiler ask for the same ones): by the id of the rule's when or then, and the bindings
         self._rules: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[object, Any]] = {}
 
     def _ask(self) -> GraphOracle:
