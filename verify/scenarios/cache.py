@@ -52,21 +52,26 @@ class CaseCache:
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
         """The simulation kept under *key*, every trace replayed on *model*; None if there is
         none, or if the entry does not load or does not replay."""
-        data = self.checked(key, model, scenario)
-        return None if data is None else self.rebuild(data, model, scenario)
+        found = self._replayed(key, model, scenario)
+        return None if found is None else found[1]
 
     def checked(self, key: str, model: Model, scenario: Scenario) -> dict[str, Any] | None:
         """The entry kept under *key* (its data, as read), where it loads and every trace replays
         on *model*; else None. (A process that checked it hands the data to :meth:`rebuild`.)"""
+        found = self._replayed(key, model, scenario)
+        return None if found is None else found[0]
+
+    def _replayed(self, key: str, model: Model, scenario: Scenario) -> tuple[dict[str, Any], Simulation] | None:
         try:
             data = read(self.folder, key, FORMAT)
             if data is None:
                 return None
-            replay_kept(model, self.rebuild(data, model, scenario))
+            sim = self.rebuild(data, model, scenario)
+            replay_kept(model, sim)
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
                 ReplayMismatch):
             return None
-        return data
+        return data, sim
 
     @staticmethod
     def rebuild(data: dict[str, Any], model: Model, scenario: Scenario) -> Simulation:
