@@ -112,7 +112,7 @@ def test_explicit_and_z3_agree(root: Path, name: str, n: int) -> None:
         # Z3 that settles nothing (no counterexample within its depth, no proof) says less, not
         # otherwise; so does exploration whose first counterexample lies past the depth (the
         # result gives no witness then)
-        weaker = e_says[0] is None is z_says[0] and (
+        weaker = e_says[0] is None and z_says[0] is None and (
             z.verdict is Verdict.UNKNOWN or (e.verdict is Verdict.VIOLATED and z_says[1] is not None))
         if e_says != z_says and not weaker:
             disagreements.append((prop.id, e.verdict.value, z.verdict.value, e_says, z_says, z.method))
