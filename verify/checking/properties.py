@@ -295,13 +295,9 @@ class Watch:
         return self.scan.violation is not None
 
 
+@collector_paused  # the memo tables and the play graph's components: many objects, no cycles
 def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
     """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
-    with collector_paused():  # the memo tables and the play graph's components: many objects, no cycles
-        return _check(graph, prop, ctx)
-
-
-def _check(graph: StateGraph, prop: Property, ctx: GraphContext | None) -> EngineResult:
     start = time.perf_counter()
     ctx = ctx or GraphContext(graph)
     scan = Scan(graph, prop, ctx.compile_property(prop))

@@ -200,14 +200,19 @@ _SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]], Ru
 _LOOKUP: tuple[Model, Sequence[Property], Options, ResultCache, list[tuple[str, int]]] | None = None
 
 
+def _kept(model: Model, props: Sequence[Property], options: Options, cache: ResultCache, name: str,
+          n: int) -> tuple[str, dict[str, list[EngineResult]] | None]:
+    """A game's cache key and its kept results, their traces replayed and each marked cached (None:
+    none kept, or an entry that does not load or replay)."""
+    key = cache.key(model, model.config(name), n, props, options)
+    found = cache.load(key, model, model.config(name), n)
+    return key, None if found is None else {pid: [replace(r, cached=True) for r in rs] for pid, rs in found.items()}
+
+
 def _look_up(index: int) -> tuple[str, dict[str, list[EngineResult]] | None]:
-    """A game's cache key and its kept results, their traces replayed (None: none kept, or an
-    entry that does not load or replay)."""
     assert _LOOKUP is not None
     model, props, options, cache, wanted = _LOOKUP
-    name, n = wanted[index]
-    key = cache.key(model, model.config(name), n, props, options)
-    return key, cache.load(key, model, model.config(name), n)
+    return _kept(model, props, options, cache, *wanted[index])
 
 
 def _game_work(index: int) -> dict[str, list[EngineResult]]:
@@ -283,7 +288,7 @@ class _Games:
         for (name, n), (key, found) in zip(wanted, looked):
             self.cache_keys[(name, n)] = key
             if found is not None:
-                self._keep(name, n, {pid: [replace(r, cached=True) for r in rs] for pid, rs in found.items()})
+                self._keep(name, n, found)
 
     def _done(self, name: str, n: int) -> dict[str, list[EngineResult]] | None:
         hit = _CHECKED.get((*self.key, name, n)) if self.independent else None
@@ -291,11 +296,9 @@ class _Games:
             return hit[1]
         if self.cache is None or (name, n) in self.cache_keys:  # none kept, or looked for already
             return None
-        model, props, options, _, _ = self.args
-        key = self.cache_keys[(name, n)] = self.cache.key(model, model.config(name), n, props, self.key[2])
-        found = self.cache.load(key, model, model.config(name), n)
+        model, props, _, _, _ = self.args
+        self.cache_keys[(name, n)], found = _kept(model, props, self.key[2], self.cache, name, n)
         if found is not None:
-            found = {pid: [replace(r, cached=True) for r in rs] for pid, rs in found.items()}
             self._keep(name, n, found)
         return found
 

@@ -179,7 +179,10 @@ class Compiler(Walker):
 
     def update(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> _Update:
         """A rule's parallel update for one binding, compiled once."""
-        return self._once(stmts, env, lambda: _update(self, stmts, env))  # type: ignore[no-any-return]
+        def make() -> _Update:
+            static, dynamic = self.statements(stmts, env)
+            return tuple(static), tuple(dynamic)
+        return self._once(stmts, env, make)  # type: ignore[no-any-return]
 
     def statements(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]
                    ) -> tuple[list[tuple[int, Fn]], list[tuple[Fn, int, Fn]]]:
@@ -625,11 +628,6 @@ def rule_envs(rule: Rule, layout: Layout) -> list[tuple[int | None, int | None, 
             env[rule.card] = card
         out.append((actor, card, env))
     return out
-
-
-def _update(comp: Compiler, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> _Update:
-    static, dynamic = comp.statements(stmts, env)
-    return tuple(static), tuple(dynamic)
 
 
 def instances(model: Model, layout: Layout, params: Mapping[str, int], *,

@@ -11,10 +11,9 @@ from __future__ import annotations
 import gc
 from array import array
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Callable, Iterable, Iterator
+from functools import cached_property, wraps
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import networkx as nx
 
@@ -289,23 +288,29 @@ def _dispatch_table(insts: tuple[Instance, ...], layout: Layout) -> tuple[int, d
     return layout.base[var], {k: tuple(v) for k, v in table.items()}
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused: a search makes a tuple for every state and a few objects
-    for every step, and no cycles; each collection the allocations start would walk every
-    state found so far (and everything else alive), for nothing."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def collector_paused(fn: _F) -> _F:
+    """*fn* run with Python's cycle collector paused: a search makes a tuple for every state and
+    a few objects for every step, and no cycles; each collection the allocations start would walk
+    every state found so far (and everything else alive), for nothing."""
+    @wraps(fn)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+    return paused  # type: ignore[return-value]
 
 
 STOPPED_AT_COUNTEREXAMPLE = "the search stopped at the first counterexample"
 
 
+@collector_paused
 def explore(model: Model, config: Config, n: int, *, max_states: int | None = None,
             initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
             symmetric: bool = False, budget: Budget | None = None,
@@ -343,17 +348,6 @@ def explore(model: Model, config: Config, n: int, *, max_states: int | None = No
     >>> g.complete, len(g.states) > 100
     (True, True)
     """
-    with collector_paused():
-        return _search(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
-                       budget=budget, compiled=compiled, until=until, drift=drift, final=final, depth=depth)
-
-
-def _search(model: Model, config: Config, n: int, *, max_states: int | None = None,
-            initial: Iterable[State] | None = None, stop: Callable[[State], bool] | None = None,
-            symmetric: bool = False, budget: Budget | None = None,
-            compiled: tuple[Compiler, tuple[Instance, ...]] | None = None,
-            until: Callable[["StateGraph"], bool] | None = None, drift: Drift | None = None,
-            final: bool = False, depth: int | None = None) -> StateGraph:
     initial = None if initial is None else list(initial)  # read again if a fold proves unjustified
     layout = Layout.for_config(model.vocab, n, config)
     rotation = Rotation.of(layout) if symmetric else None
@@ -456,7 +450,7 @@ def _search(model: Model, config: Config, n: int, *, max_states: int | None = No
         # a fold is justified by the whole future of the state it was taken for: where a limit
         # stopped the search that future is not known. (A counterexample needs no fold justified:
         # its trace runs through real states and is replayed, a lasso's up to drift.)
-        return _search(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
+        return explore(model, config, n, max_states=max_states, initial=initial, stop=stop, symmetric=symmetric,
                        budget=budget, compiled=compiled, until=until, depth=depth)
     if g.oracle is None and any(property_graph_names(p) for p in model.properties):
         g.oracle = PlayGraph(g)

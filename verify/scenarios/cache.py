@@ -52,16 +52,6 @@ class CaseCache:
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
         """The simulation kept under *key*, every trace replayed on *model*; None if there is
         none, or if the entry does not load or does not replay."""
-        found = self._replayed(key, model, scenario)
-        return None if found is None else found[1]
-
-    def checked(self, key: str, model: Model, scenario: Scenario) -> dict[str, Any] | None:
-        """The entry kept under *key* (its data, as read), where it loads and every trace replays
-        on *model*; else None. (A process that checked it hands the data to :meth:`rebuild`.)"""
-        found = self._replayed(key, model, scenario)
-        return None if found is None else found[0]
-
-    def _replayed(self, key: str, model: Model, scenario: Scenario) -> tuple[dict[str, Any], Simulation] | None:
         try:
             data = read(self.folder, key, FORMAT)
             if data is None:
@@ -71,13 +61,13 @@ class CaseCache:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError,
                 ReplayMismatch):
             return None
-        return data, sim
+        return sim
 
     @staticmethod
     def rebuild(data: dict[str, Any], model: Model, scenario: Scenario) -> Simulation:
         """The simulation an entry's data describes, as it was kept, its states not drawn: not
-        replayed here (only data :meth:`checked` returned, or :meth:`data` made of a simulation
-        just played, is given)."""
+        replayed here (only what :meth:`data` made of a simulation just played or replayed is
+        given, or an entry :meth:`load` replays)."""
         layout = Layout.for_config(model.vocab, scenario.n, scenario.config)
         name = scenario.config.name
         outcomes = tuple(Outcome(str(o["label"]), str(o["kind"]), trace_of(o["trace"], layout, name),

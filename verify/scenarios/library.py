@@ -87,18 +87,25 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     out = []
     for i, sc in enumerate(scenarios):
         if i in done:
-            cached, data = done[i]
+            data, cached = done[i]
             out.append(CaseResult(CaseCache.rebuild(data, model, sc), cached=cached))
-            continue
-        kept = cache.load(keys[i], model, sc) if cache is not None else None
-        if kept is not None:
-            out.append(CaseResult(kept, cached=True))
-            continue
-        sim = simulate(model, sc, memory_mb=memory_mb, timeout=timeout)
-        if cache is not None:
-            cache.store(keys[i], sim)
-        out.append(CaseResult(sim))
+        else:
+            sim, cached = _one(model, sc, keys[i], cache, memory_mb, timeout)
+            out.append(CaseResult(sim, cached=cached))
     return out
+
+
+def _one(model: Model, scenario: Scenario, key: str, cache: CaseCache | None, memory_mb: int | None,
+         timeout: float | None) -> tuple[Simulation, bool]:
+    """*scenario*'s results from the cache (their traces replayed), else played (and kept); and
+    whether they came from the cache."""
+    kept = cache.load(key, model, scenario) if cache is not None else None
+    if kept is not None:
+        return kept, True
+    sim = simulate(model, scenario, memory_mb=memory_mb, timeout=timeout)
+    if cache is not None:
+        cache.store(key, sim)
+    return sim, False
 
 
 # What the forked processes read (set before they start, so that nothing of it is sent to them):
@@ -106,25 +113,19 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
 _SHARED: tuple[Model, list[Scenario], list[str], CaseCache | None, int | None, float | None] | None = None
 
 
-def _play(i: int) -> tuple[bool, dict[str, Any] | None]:
-    """Whether scenario *i* came from the cache, and what a cache entry holds of its results
-    (None: a limit of the machine decided an outcome; it is played again in the main process)."""
+def _play(i: int) -> tuple[dict[str, Any] | None, bool]:
+    """What a cache entry holds of scenario *i*'s results (None: a limit of the machine decided an
+    outcome; it is played again in the main process), and whether they came from the cache."""
     assert _SHARED is not None
     model, scenarios, keys, cache, memory_mb, timeout = _SHARED
-    if cache is not None:
-        data = cache.checked(keys[i], model, scenarios[i])
-        if data is not None:
-            return True, data
-    sim = simulate(model, scenarios[i], memory_mb=memory_mb, timeout=timeout)
-    if cache is not None:
-        cache.store(keys[i], sim)
-    return False, CaseCache.data(keys[i], sim)
+    sim, cached = _one(model, scenarios[i], keys[i], cache, memory_mb, timeout)
+    return CaseCache.data(keys[i], sim), cached
 
 
 def _in_processes(model: Model, scenarios: list[Scenario], keys: list[str], cache: CaseCache | None,
-                  memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[bool, dict[str, Any]]]:
-    """The scenarios (by position) played or replayed in *jobs* forked processes, each with whether
-    it came from the cache and its results as a cache entry holds them; {} with one job."""
+                  memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[dict[str, Any], bool]]:
+    """The scenarios (by position) played or replayed in *jobs* forked processes, each with its
+    results as a cache entry holds them and whether they came from the cache; {} with one job."""
     global _SHARED
     if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return {}
@@ -134,4 +135,4 @@ def _in_processes(model: Model, scenarios: list[Scenario], keys: list[str], cach
             played = pool.map(_play, range(len(scenarios)), chunksize=4)
     finally:
         _SHARED = None
-    return {i: (cached, data) for i, (cached, data) in enumerate(played) if data is not None}
+    return {i: (data, cached) for i, (data, cached) in enumerate(played) if data is not None}
