@@ -461,6 +461,27 @@ def test_unknown_predicate_in_defines(model_copy: Path) -> None:
     assert d.code == "name"
 
 
+def test_predicate_parameter_of_an_unknown_type(model_copy: Path) -> None:
+    rel = "state.toml"
+    text = edit(model_copy, rel, 'params = ["c: card", "v: int"]', 'params = ["c: cards", "v: int"]')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    d = expect_diag(run, model_copy, rel, *position(text, '"c: cards"'),
+                    "a predicate parameter is a name, or a name and its type", "not 'c: cards'")
+    assert d.code == "type"
+
+
+def test_an_expanded_predicates_parameter_is_no_domain(model_copy: Path) -> None:
+    """An int parameter of an expanded predicate is a value worked out by its caller, not a player."""
+    rel = "rules/603-abilities.toml"
+    old = 'when = "condition[c] == life_exactly and v == threshold[c]"'
+    text = edit(model_copy, rel, old, 'when = "condition[c] == life_exactly and any(q in opponents(v): true)"')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    d = expect_diag(run, model_copy, rel, *position(text, "opponents(v)"), "takes a player variable")
+    assert d.code == "domain"
+
+
 # -- 10, 11. bounds -----------------------------------------------------------------
 
 def test_negative_bound_for_a_counter_with_min_0(model_copy: Path) -> None:

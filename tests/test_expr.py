@@ -149,3 +149,52 @@ def test_player_card_variables_need_both_indexes(model: Model) -> None:
     checker = TypeChecker(model.vocab)
     checker.check_expr(parse_expr("commander_damage[p] >= 21"), Scope(frozenset({"p"})), want=None)
     assert any("kept per player and card; write commander_damage[p, c]" in d.message for d in checker.diagnostics)
+
+
+# An expanded predicate (a card or int parameter) called with arguments known only in the state:
+# A says "if you have 3 or less life", B "if you have exactly 4 life"; life totals 2, 4 and 7;
+# pos[A] holds a card index (B).
+@pytest.mark.parametrize("src,expected", [
+    ("intervening_if(c, life[p])", True),            # B, 4 life
+    ("intervening_if(c, life[p] + 1)", False),       # B, 5
+    ("intervening_if(0, life[p] - 1)", True),        # A, 3
+    ("intervening_if(0, life[2])", False),           # A, 7
+    ("intervening_if(pos[0], life[p])", True),       # the card as a state value: B, 4
+    ("count(q in players: intervening_if(0, life[q])) == 1", True),
+    ("any(d in cards: intervening_if(d, life[2] - 3))", True),  # B at 4
+    ("all(d in cards: not intervening_if(d, life[p] + life[0]))", True),  # 6 for both
+])
+def test_expanded_predicate_agrees(model: Model, src: str, expected: bool) -> None:
+    layout = Layout.of(model.vocab, 3, ("A", "B"))
+    s = _pair_state(layout)
+    codes = layout.codes
+    for card, (cond, threshold) in enumerate((("life_at_most", 3), ("life_exactly", 4))):
+        s[layout.base["condition"] + card] = codes[cond]
+        s[layout.base["threshold"] + card] = threshold
+    for p, life in enumerate((2, 4, 7)):
+        s[layout.base["life"] + p] = life
+    s[layout.base["pos"]] = 1
+    state = tuple(s)
+    expr = parse_expr(src)
+    checker = TypeChecker(model.vocab)
+    assert checker.check_expr(expr, Scope(frozenset({"p", "c"}), cards=frozenset({"c"})), want=None) is not None, \
+        checker.diagnostics
+    env = {"p": 1, "c": 1}
+    assert Compiler(model, layout, PARAMS).expr(expr, env)(state, state) is expected
+    ctx = z3.Context()
+    fs = Frame(layout, "s", ctx)
+    term = Encoder(model, layout, PARAMS, ctx).expr(expr, env, fs, fs)
+    value = z3.simplify(z3.substitute(term, *[(v, z3.BoolVal(x, ctx) if isinstance(x, bool) else z3.IntVal(x, ctx))
+                                              for v, x in zip(fs.vars, state)]))
+    assert z3.is_true(value) is expected
+
+
+@pytest.mark.parametrize("src,phrase", [
+    ("intervening_if(p, life[p])", "argument 1 of 'intervening_if' is a card, found player"),
+    ("intervening_if(c, c)", "argument 2 of 'intervening_if' is an int, found card"),
+    ("intervening_if(c)", "takes 2 argument(s), got 1"),
+])
+def test_expanded_predicate_arguments_are_typed(model: Model, src: str, phrase: str) -> None:
+    checker = TypeChecker(model.vocab)
+    checker.check_expr(parse_expr(src), Scope(frozenset({"p", "c"}), cards=frozenset({"c"})), want=None)
+    assert any(phrase in d.message for d in checker.diagnostics), checker.diagnostics

@@ -61,7 +61,9 @@ def test_the_mutants_of_one_rule(bundled: Model) -> None:
 def test_constants_move_by_one_both_ways_and_assignments_go(bundled: Model) -> None:
     edits = {m.key: m.edit for m in mutants(bundled, frozenset({"117.4", "119.3/lose"}))}
     assert edits["117.4 when constant #1"] == "`0` -> `1`" and edits["117.4 when constant #2"] == "`0` -> `(-1)`"
-    assert edits["119.3/lose then constant #1"] == "`1` -> `2`" and edits["119.3/lose then constant #2"] == "`1` -> `0`"
+    # 119.3/lose's constants: the 0 of "life_step else 0" (the intervening 'if'), then "then 1 else 0"
+    assert edits["119.3/lose then constant #1"] == "`0` -> `1`" and edits["119.3/lose then constant #2"] == "`0` -> `(-1)`"
+    assert edits["119.3/lose then constant #3"] == "`1` -> `2`" and edits["119.3/lose then constant #4"] == "`1` -> `0`"
     assert edits["117.4 then drop-assignment #6"] == "`phase := turn` deleted"
     assert sum(1 for k in edits if k.startswith("117.4") and "drop-assignment" in k) == 6
 

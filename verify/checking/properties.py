@@ -136,7 +136,8 @@ def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
     which = (id(model), inst.rule.id, tuple(sorted(inst.env().items())))
     if which in cache:
         return cache[which]
-    names, n = set(model.vocab.preds), compiler.layout.n
+    # (an expanded predicate has no instances of its own: its clauses are read where it is called)
+    names, n = {p for p, d in model.vocab.preds.items() if not d.expanded}, compiler.layout.n
     todo: set[_Pred] = set()
     for node in (inst.rule.when, *inst.rule.then):
         _refs(node, names, inst.env(), n, todo)

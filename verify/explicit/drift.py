@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from verify.language.expr import Assign, Binary, ForAll, Ite, Lit, Unary, Var, children
+from verify.language.expr import Assign, Binary, Call, ForAll, Ite, Lit, Unary, Var, children, substitute
 from verify.model.state import Layout, State
 from verify.model.types import Config, Model
 
@@ -152,6 +152,12 @@ class Drift:
                     visit(e.right, self_var)
                     visit(e.left, None)
                     return
+            if isinstance(e, Call) and e.func in model.vocab.preds and model.vocab.preds[e.func].expanded:
+                # an expanded predicate observes what its clauses and exceptions do with the arguments
+                values = dict(zip(model.vocab.preds[e.func].params, e.args))
+                for r in model.clauses(e.func) + model.exceptions(e.func):
+                    visit(substitute(r.when, values), None)
+                return
             if self_var is not None and isinstance(e, Ite):
                 visit(e.cond, None)
                 visit(e.then, self_var)

@@ -135,6 +135,9 @@ class Compiler(Walker):
         self.oracle = oracle
         self._preds: dict[tuple[str, tuple[int, ...]], _C] = {}
         self._pred_stack: set[tuple[str, tuple[int, ...]]] = set()
+        # while an expanded predicate's clauses are compiled for a call: its parameters whose
+        # arguments are known only in the state, and those arguments compiled
+        self._subst: dict[str, _C] = {}
         # a rule's guard and update for each binding, compiled once (the scenarios that share
         # this compiler ask for the same ones): by the id of the rule's when or then, and the bindings
         self._rules: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[object, Any]] = {}
@@ -150,6 +153,19 @@ class Compiler(Walker):
 
     def predicate(self, name: str, args: tuple[int, ...]) -> Fn:
         return self._pred(name, args).fn
+
+    def clause(self, rule: Rule, env: Mapping[str, int]) -> _C:
+        """A clause or exception of an expanded predicate, its parameters bound by *env* and the
+        others (the values a caller works out) standing for any value."""
+        assert rule.defines is not None
+        unknown = _C(lambda s, t: None, reads=None)  # never called: it only keeps the guard from folding
+        free = {p: unknown for p in self.model.vocab.preds[rule.defines].params if p not in env}
+        saved, self._subst = self._subst, free
+        try:
+            out: _C = self.walk(rule.when, dict(env))
+        finally:
+            self._subst = saved
+        return out
 
     def written(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> set[int]:
         """The slots *stmts* can write (every slot of a variable whose index is known only in the
@@ -244,22 +260,27 @@ class Compiler(Walker):
         if key in self._pred_stack:  # the loader rejects cycles; keep walkers total anyway
             return _const(False)
         self._pred_stack.add(key)
-        decl = self.model.vocab.preds[name]
-        env = dict(zip(decl.params, args))
-        pos = [self.walk(r.when, env) for r in self.model.clauses(name)]
-        neg = [self.walk(r.when, env) for r in self.model.exceptions(name)]
+        out = memo(self._clauses(name, dict(zip(self.model.vocab.preds[name].params, args)), {}))
         self._pred_stack.discard(key)
+        self._preds[key] = out  # one instance of a predicate is asked by many rules
+        return out
+
+    def _clauses(self, name: str, env: dict[str, int], subst: dict[str, _C]) -> _C:
+        """Predicate *name*: some clause holds and no exception does, its parameters bound by
+        *env* (known values) and *subst* (arguments known only in the state)."""
+        saved, self._subst = self._subst, subst
+        try:
+            pos = [self.walk(r.when, dict(env)) for r in self.model.clauses(name)]
+            neg = [self.walk(r.when, dict(env)) for r in self.model.exceptions(name)]
+        finally:
+            self._subst = saved
         yes, no = _any(pos), _any(neg)
         if no.is_const and not no.const:
-            out = yes
-        elif yes.is_const and not yes.const:
-            out = _const(False)
-        else:
-            yf, nf = yes.fn, no.fn
-            out = _mk(lambda s, t: bool(yf(s, t)) and not nf(s, t), yes, no)
-        out = memo(out)  # one instance of a predicate is asked by many rules
-        self._preds[key] = out
-        return out
+            return yes
+        if yes.is_const and not yes.const:
+            return _const(False)
+        yf, nf = yes.fn, no.fn
+        return _mk(lambda s, t: bool(yf(s, t)) and not nf(s, t), yes, no)
 
     # -- walkers --------------------------------------------------------------------------
     def walk_Lit(self, node: Lit, env: dict[str, int]) -> _C:
@@ -270,6 +291,8 @@ class Compiler(Walker):
         if node.index is None and not node.primed:
             if name in env:
                 return _const(env[name])
+            if name in self._subst:
+                return self._subst[name]
             if name == "N":
                 return _const(self.layout.n)
             if name in self.params:
@@ -320,6 +343,10 @@ class Compiler(Walker):
         if node.func in self.model.vocab.preds:
             if all(a.is_const for a in args):
                 return self._pred(node.func, tuple(a.const for a in args))
+            decl = self.model.vocab.preds[node.func]
+            if decl.expanded:  # read with the arguments themselves
+                return self._clauses(node.func, {p: a.const for p, a in zip(decl.params, args) if a.is_const},
+                                     {p: a for p, a in zip(decl.params, args) if not a.is_const})
             if len(args) == 1:
                 preds = [self._pred(node.func, (q,)) for q in range(self.layout.n)]
                 table = [p.fn for p in preds]

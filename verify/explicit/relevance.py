@@ -80,7 +80,16 @@ def _live(comp: Compiler, rule: Rule, config: Config, layout: Layout) -> bool:
         envs = [env for _, _, env in rule_envs(rule, layout)]
     else:
         assert rule.defines is not None
-        params = comp.model.vocab.preds[rule.defines].params
+        decl = comp.model.vocab.preds[rule.defines]
+        if decl.expanded:  # each player and card parameter for every seat and card; an int for any value
+            named = [(q, range(layout.k) if decl.type_of(i) == "card" else range(layout.n))
+                     for i, q in enumerate(decl.params) if decl.type_of(i) != "int"]
+            for args in product(*(seats for _, seats in named)):
+                guard = comp.clause(rule, dict(zip((q for q, _ in named), args)))
+                if not guard.is_const or guard.const:
+                    return True
+            return False
+        params = decl.params
         envs = [dict(zip(params, args)) for args in product(range(layout.n), repeat=len(params))]
     for env in envs:
         guard = comp.walk(rule.when, env)

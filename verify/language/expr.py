@@ -5,14 +5,14 @@ structure (``compare=False``) so two copies of one expression are equal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Union
+from dataclasses import dataclass, field, replace
+from typing import Mapping, TypeVar, Union
 
 from verify.errors import SourceLoc
 
 __all__ = [
     "Expr", "Stmt", "Lit", "Var", "Call", "Unary", "Binary", "Member", "Ite", "Quant",
-    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names", "conjuncts",
+    "Assign", "ForAll", "NOWHERE", "BINARY_OPS", "QUANTIFIERS", "children", "names", "conjuncts", "substitute",
 ]
 
 NOWHERE = SourceLoc("<builtin>")
@@ -162,3 +162,29 @@ def conjuncts(node: Expr) -> list[Expr]:
     if isinstance(node, Binary) and node.op == "and":
         return conjuncts(node.left) + conjuncts(node.right)
     return [node]
+
+
+_N = TypeVar("_N")
+
+
+def substitute(node: _N, values: Mapping[str, Expr]) -> _N:
+    """*node* with each free plain name of *values* (a variable without index or prime, not bound
+    by a quantifier inside *node*) replaced by its expression: a call of an expanded predicate
+    read as its clauses, where a syntactic analysis needs it so."""
+    if isinstance(node, Var) and node.index is None and not node.primed and node.name in values:
+        return values[node.name]  # type: ignore[return-value]
+    if isinstance(node, Quant):
+        inner = {k: v for k, v in values.items() if k != node.var}
+        return replace(node, domain=substitute(node.domain, values), body=substitute(node.body, inner))
+    if not hasattr(node, "__dataclass_fields__") or not values:
+        return node
+    changes: dict[str, object] = {}
+    for name in getattr(node, "__dataclass_fields__"):
+        value = getattr(node, name)
+        if name == "loc" or value is None:
+            continue
+        if isinstance(value, tuple):
+            changes[name] = tuple(substitute(v, values) for v in value)
+        elif hasattr(value, "__dataclass_fields__"):
+            changes[name] = substitute(value, values)
+    return replace(node, **changes)  # type: ignore[type-var]

@@ -8,7 +8,7 @@ from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, M
 from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES, Vocabulary
 from verify.language.walker import Walker
 
-__all__ = ["TypeChecker", "Scope", "BUILTINS"]
+__all__ = ["TypeChecker", "Scope", "BUILTINS", "PRED_PARAM_TYPES"]
 
 INT, BOOL, PLAYER, CARD = "int", "bool", "player", "card"
 NUMERIC = (INT, PLAYER, CARD)
@@ -22,6 +22,7 @@ BUILTINS: dict[str, tuple[tuple[str, ...], str]] = {
     "abs": ((INT,), INT),
 }
 DOMAINS = ("players", "opponents", "team", "cards")
+PRED_PARAM_TYPES = (PLAYER, CARD, INT)  # what a predicate's parameter may be ("c: card")
 
 
 @dataclass
@@ -32,12 +33,17 @@ class Scope:
     primed: bool = False  # may post-state variables (x') appear?
     terminal: bool = False  # may the property-only name 'terminal' appear?
     cards: frozenset[str] = frozenset()  # bound names that range over cards
+    ints: frozenset[str] = frozenset()  # bound names that are numbers (an expanded predicate's int parameters)
+    # an expanded predicate's parameters: values worked out where it is called, never a domain's player
+    valued: frozenset[str] = frozenset()
     graph: tuple[str, ...] = ()  # graph names allowed here (LOOP_NAMES in guards, all in properties)
 
     def bind(self, var: str, domain: Expr) -> "Scope":
         if isinstance(domain, Var) and domain.name == "cards":
-            return replace(self, bound=self.bound | {var}, cards=self.cards | {var})
-        return replace(self, bound=self.bound | {var}, cards=self.cards - {var})
+            return replace(self, bound=self.bound | {var}, cards=self.cards | {var}, ints=self.ints - {var},
+                           valued=self.valued - {var})
+        return replace(self, bound=self.bound | {var}, cards=self.cards - {var}, ints=self.ints - {var},
+                       valued=self.valued - {var})
 
 
 class _Fail(Exception):
@@ -120,7 +126,7 @@ class TypeChecker(Walker):
             return
         if isinstance(dom, Call) and dom.func in ("opponents", "team") and len(dom.args) == 1:
             arg = dom.args[0]
-            if isinstance(arg, Var) and arg.index is None and arg.name in scope.bound - scope.cards:
+            if isinstance(arg, Var) and arg.index is None and arg.name in scope.bound - scope.cards - scope.valued:
                 return
             self._err(dom.loc, "domain", f"{dom.func}(...) takes a player variable bound by the rule or a quantifier")
         self._err(dom.loc, "domain", "a quantifier ranges over 'players', 'opponents(p)', 'team(p)' or 'cards'")
@@ -156,6 +162,8 @@ class TypeChecker(Walker):
             self._unknown(node.name, node.loc, "state variable", list(self.vocab.vars))
         if node.name in scope.cards:
             return CARD
+        if node.name in scope.ints:
+            return INT
         if node.name in scope.bound:
             return PLAYER
         if node.name == "N":
@@ -206,10 +214,11 @@ class TypeChecker(Walker):
             if len(node.args) != len(pred.params):
                 self._err(node.loc, "arity",
                           f"predicate '{node.func}' takes {len(pred.params)} argument(s), got {len(node.args)}")
-            for arg in node.args:
-                t = self.walk(arg, scope)
-                if t not in (PLAYER, INT):
-                    self._err(arg.loc, "type", f"predicate arguments are players, found {t}")
+            for i, arg in enumerate(node.args):
+                t, want = self.walk(arg, scope), pred.type_of(i)
+                if t not in (want, INT):
+                    self._err(arg.loc, "type", f"argument {i + 1} of '{node.func}' is {'an' if want == INT else 'a'} "
+                              f"{want}, found {t}")
             return BOOL
         sig = BUILTINS.get(node.func)
         if sig is None:

@@ -36,10 +36,23 @@ class VarDecl:
 
 @dataclass(frozen=True, slots=True)
 class PredDecl:
+    """A predicate: its parameters and their types. A predicate of players only stands for one
+    instance per tuple of seats; one with a card or int parameter ("c: card", "v: int") is
+    *expanded*: each call reads its clauses and exceptions with the call's own arguments (a value
+    the caller works out, such as a life total after the step)."""
+
     name: str
     params: tuple[str, ...]
     text: str
     loc: SourceLoc = field(compare=False, repr=False)
+    types: tuple[str, ...] = ()  # one per parameter: "player", "card" or "int" (empty: all players)
+
+    def type_of(self, i: int) -> str:
+        return self.types[i] if self.types else "player"
+
+    @property
+    def expanded(self) -> bool:
+        return any(t != "player" for t in self.types)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from verify.errors import BoundsError, Diagnostic, ModelError, SourceLoc, suggest
 from verify.language.expr import Expr, Lit, Stmt, names
 from verify.language.parser import ParseFailure, parse_expr, parse_stmts
-from verify.language.typecheck import Scope, TypeChecker
+from verify.language.typecheck import PRED_PARAM_TYPES, Scope, TypeChecker
 from verify.model.editions import apply_edition
 from verify.model.tomlfile import CR_NUMBER, RULE_ID
 from verify.model.tomlfile import TomlFile as _File
@@ -201,8 +201,20 @@ class _Loader:
             if not isinstance(spec, dict) or not self.keys(f, spec, {"params": list, "text": str}, (), at,
                                                            f"predicate '{name}'"):
                 continue
-            params = tuple(str(p) for p in spec.get("params", []))
-            preds[name] = PredDecl(name, params, spec.get("text", ""), f.loc(*at))
+            names_: list[str] = []
+            kinds: list[str] = []
+            for i, item in enumerate(spec.get("params", [])):
+                pname, _, ptype = str(item).partition(":")
+                pname, ptype = pname.strip(), ptype.strip() or "player"
+                if not pname.isidentifier() or ptype not in PRED_PARAM_TYPES:
+                    self.err(f.loc(*at, "params", i), "type",
+                             f"a predicate parameter is a name, or a name and its type ('c: card'; the types are "
+                             f"{', '.join(PRED_PARAM_TYPES)}), not {str(item)!r}")
+                    continue
+                names_.append(pname)
+                kinds.append(ptype)
+            preds[name] = PredDecl(name, tuple(names_), spec.get("text", ""), f.loc(*at),
+                                   tuple(kinds) if any(t != "player" for t in kinds) else ())
         params_: dict[str, ParamDecl] = {}
         for name, spec in _table(f.data, "param").items():
             at = ("param", name)
@@ -272,6 +284,9 @@ class _Loader:
         card = spec.get("card")
         defines = spec.get("defines")
         bound: set[str] = set()
+        cards: frozenset[str] = frozenset({card} if card else set())
+        ints: frozenset[str] = frozenset()  # a clause's int parameters
+        valued: frozenset[str] = frozenset()  # an expanded predicate's parameters
         if kind in CLAUSE_KINDS:
             if defines is None:
                 self.err(f.loc(*at), "missing", f"a {kind} rule names the predicate it 'defines'")
@@ -285,6 +300,9 @@ class _Loader:
                 self.err(f.loc(*at), "key", f"a {kind} rule has no 'then', 'actor' or 'card': it only adds a condition")
                 ok = False
             bound = set(pred.params)
+            cards = frozenset(q for i, q in enumerate(pred.params) if pred.type_of(i) == "card")
+            ints = frozenset(q for i, q in enumerate(pred.params) if pred.type_of(i) == "int")
+            valued = frozenset(pred.params) if pred.expanded else frozenset()
         else:
             if "then" not in spec:
                 self.err(f.loc(*at), "missing", "a transition rule needs 'then'")
@@ -307,8 +325,7 @@ class _Loader:
                 return None
         if when is None:
             return None
-        cards = frozenset({card} if card else set())
-        guard_scope = Scope(frozenset(bound), cards=cards,
+        guard_scope = Scope(frozenset(bound), cards=cards, ints=ints, valued=valued,
                             graph=LOOP_NAMES + CARD_GRAPH_NAMES if kind in TRANSITION_KINDS else ())
         checker.check_expr(when, guard_scope)
         # an update may read the graph names of the state it leaves (801.16: who controls an object

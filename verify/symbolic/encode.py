@@ -73,6 +73,7 @@ class Encoder(Walker):
         self._enabled = enabled  # callable frame -> Z3 bool, for 'terminal'
         self._graph = graph  # the TransitionSystem: graph names and next(...)
         self._memo: dict[tuple[str, tuple[int, ...], int], Any] = {}
+        self._subst: dict[str, Any] = {}  # an expanded predicate's arguments known only in the state
         # Encodings already made: every property of a game asks for the same guards, updates and
         # invariant candidates, and Z3 would build the same terms again otherwise.
         self._exprs: _Memo = {}
@@ -95,14 +96,21 @@ class Encoder(Walker):
     def pred(self, name: str, args: tuple[int, ...], s: Frame) -> Any:
         key = (name, args, id(s))
         if key not in self._memo:
-            decl = self.model.vocab.preds[name]
-            env = dict(zip(decl.params, args))
-            pos = [self.walk(r.when, env, s, None) for r in self.model.clauses(name)]
-            neg = [self.walk(r.when, env, s, None) for r in self.model.exceptions(name)]
-            yes = or_(self.ctx, pos) if pos else self._val(False)
-            no = or_(self.ctx, neg) if neg else self._val(False)
-            self._memo[key] = and_(self.ctx, (yes, not_(no)))
+            self._memo[key] = self._clauses(name, dict(zip(self.model.vocab.preds[name].params, args)), {}, s)
         return self._memo[key]
+
+    def _clauses(self, name: str, env: dict[str, int], subst: dict[str, Any], s: Frame) -> Any:
+        """Predicate *name* in *s*: some clause holds and no exception does, its parameters bound
+        by *env* (known values) and *subst* (arguments known only in the state, as Z3 terms)."""
+        saved, self._subst = self._subst, subst
+        try:
+            pos = [self.walk(r.when, dict(env), s, None) for r in self.model.clauses(name)]
+            neg = [self.walk(r.when, dict(env), s, None) for r in self.model.exceptions(name)]
+        finally:
+            self._subst = saved
+        yes = or_(self.ctx, pos) if pos else self._val(False)
+        no = or_(self.ctx, neg) if neg else self._val(False)
+        return and_(self.ctx, (yes, not_(no)))
 
     def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
@@ -132,6 +140,8 @@ class Encoder(Walker):
         if node.index is None and not node.primed:
             if name in env:
                 return self._val(env[name])
+            if name in self._subst:
+                return self._subst[name]
             if name == "N":
                 return self._val(self.layout.n)
             if name in self.params:
@@ -172,6 +182,10 @@ class Encoder(Walker):
             known = [numeral(a) for a in args]
             if all(v is not None for v in known):
                 return self.pred(node.func, tuple(v for v in known if v is not None), s)
+            decl = self.model.vocab.preds[node.func]
+            if decl.expanded:  # read with the arguments themselves
+                return self._clauses(node.func, {p: v for p, v in zip(decl.params, known) if v is not None},
+                                     {p: a for p, a, v in zip(decl.params, args, known) if v is None}, s)
             # an argument known only in the state: a chain of ifs over the seats it may name
             choices = [[(None, v)] if v is not None else [(a, q) for q in range(self.layout.n)]
                        for a, v in zip(args, known)]
