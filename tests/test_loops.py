@@ -339,3 +339,12 @@ def test_the_play_after_a_state_finds_the_loops_of_the_explored_graph(name: str,
         assert [local.involves(c, s) for c in range(graph.layout.k)] == [play.involves(c, s) for c in range(graph.layout.k)]
     off = [s for s in graph.states[:200] if not local.holds("mandatory_loop", s)]
     assert off and not any(play.holds("mandatory_loop", s) for s in off)
+
+
+def test_drift_reads_an_expanded_predicate_through_its_clauses() -> None:
+    """intervening_if(d, life[...]) compares a life total with a card's threshold only where a card
+    has a condition: with none (loop-cant-lose) life totals may drift past every threshold; with
+    conditions in play (intervening-if) a life total is observed by them and must repeat exactly."""
+    for name, drifts in (("loop-cant-lose", True), ("intervening-if", False)):
+        config = next(c for c in MODEL.configs if c.name == name)
+        assert ("life" in Drift.of(MODEL, config.params, fixed_values(MODEL, config)).safe) is drifts, name
