@@ -155,8 +155,8 @@ class Compiler(Walker):
         return self._pred(name, args).fn
 
     def clause(self, rule: Rule, env: Mapping[str, int]) -> _C:
-        """A clause or exception of an expanded predicate, its parameters bound by *env* and the
-        others (the values a caller works out) standing for any value."""
+        """A clause or exception, its predicate's parameters bound by *env* and the others (an
+        expanded predicate's values that a caller works out) standing for any value."""
         assert rule.defines is not None
         unknown = _C(lambda s, t: None, reads=None)  # never called: it only keeps the guard from folding
         free = {p: unknown for p in self.model.vocab.preds[rule.defines].params if p not in env}

@@ -77,22 +77,12 @@ def _live(comp: Compiler, rule: Rule, config: Config, layout: Layout) -> bool:
     if rule.is_transition:
         if rule.kind == "optional" and config.actions is not None and rule.id not in config.actions:
             return False
-        envs = [env for _, _, env in rule_envs(rule, layout)]
-    else:
+        guards = (comp.walk(rule.when, env) for _, _, env in rule_envs(rule, layout))
+    else:  # each player and card parameter for every seat and card; an int parameter for any value
         assert rule.defines is not None
         decl = comp.model.vocab.preds[rule.defines]
-        if decl.expanded:  # each player and card parameter for every seat and card; an int for any value
-            named = [(q, range(layout.k) if decl.type_of(i) == "card" else range(layout.n))
-                     for i, q in enumerate(decl.params) if decl.type_of(i) != "int"]
-            for args in product(*(seats for _, seats in named)):
-                guard = comp.clause(rule, dict(zip((q for q, _ in named), args)))
-                if not guard.is_const or guard.const:
-                    return True
-            return False
-        params = decl.params
-        envs = [dict(zip(params, args)) for args in product(range(layout.n), repeat=len(params))]
-    for env in envs:
-        guard = comp.walk(rule.when, env)
-        if not guard.is_const or guard.const:
-            return True
-    return False
+        named = [(q, range(layout.k) if decl.type_of(i) == "card" else range(layout.n))
+                 for i, q in enumerate(decl.params) if decl.type_of(i) != "int"]
+        guards = (comp.clause(rule, dict(zip((q for q, _ in named), args)))
+                  for args in product(*(seats for _, seats in named)))
+    return any(not guard.is_const or guard.const for guard in guards)
