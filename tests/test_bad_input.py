@@ -760,6 +760,16 @@ def test_ranking_naming_an_unknown_configuration(model_copy: Path) -> None:
                 "did you mean 'two-headed-giant'")
 
 
+def test_escape_naming_an_unknown_configuration(model_copy: Path) -> None:
+    """escape = "NAME" borrows a ranking too, and a typo points at its line the same way."""
+    text = edit(model_copy, "configs.toml", 'escape = "multiplayer"', 'escape = "multiplayr"')
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'escape = "multiplayr"'),
+                "'escape' names 'multiplayr', which is not a configuration above with a ranking",
+                "did you mean 'multiplayer'")
+
+
 def test_card_naming_an_unknown_card(model_copy: Path) -> None:
     text = edit(model_copy, "configs.toml", 'watches = "Spur"', 'watches = "Spurr"')
     run = run_all(model_copy)

@@ -293,6 +293,51 @@ def test_a_wrong_ranking_is_not_proved() -> None:
     assert result.verdict is Verdict.UNKNOWN and "the ranking measure does not decrease on rule" in result.method
 
 
+def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored() -> None:
+    """extra-turns has no ranking (extra turns can be taken forever), but passing and mandatory
+    steps alone end every play: Z3 proves its escape measure at 3 and 6 players, so every cycle of
+    play can be left (optional-loops-escape holds for all counter values) and no state is on a
+    mandatory loop (the loop properties' premises are unreachable)."""
+    config = MODEL.config("extra-turns")
+    assert config.escape and not config.ranking and not config.explores(3)
+    for n in (3, 6):
+        sym = SymbolicChecker(MODEL, config, n)
+        assert sym.termination() is None
+        assert "its escape measure is proved" in (sym.escape() or ""), sym.ranking_failure
+        result = sym.check(MODEL.property("optional-loops-escape"))
+        assert result.verdict is Verdict.HOLDS and "escape measure is proved" in result.method, result.method
+        assert sym.check(MODEL.property("mandatory-loops-draw")).verdict is Verdict.VACUOUS
+
+
+@pytest.mark.parametrize("name", ["loop-pair", "loop-unrelated-option"])
+def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -> None:
+    """Declared on a configuration whose explored game has a mandatory loop (its triggers go round
+    forever), the multiplayer measure does not decrease on the trigger that goes round: the escape
+    is not proved, and optional-loops-escape is left unknown at a count nobody explored."""
+    config = replace(MODEL.config(name), escape=MODEL.config("multiplayer").ranking)
+    g = _graph(name, 2)
+    assert g.oracle is not None and any(g.oracle.holds("mandatory_loop", s) for s in g.states)
+    for n in (2, 3):
+        sym = SymbolicChecker(MODEL, config, n)
+        assert sym.escape() is None
+        assert re.search(r"the escape measure does not decrease on rule [0-9.]+\S*( for P\d)? from phase=",
+                         sym.ranking_failure or ""), sym.ranking_failure
+    result = SymbolicChecker(MODEL, config, 3).check(MODEL.property("optional-loops-escape"))
+    assert result.verdict is Verdict.UNKNOWN and "the escape measure does not decrease" in result.method
+
+
+def test_a_wrong_escape_measure_is_not_proved() -> None:
+    """The phase order alone goes round in circles turn after turn: not an escape."""
+    config = MODEL.config("extra-turns")
+    wrong = replace(config, escape=MODEL.config("multiplayer").ranking[1:])
+    sym = SymbolicChecker(MODEL, wrong, 3)
+    assert sym.escape() is None
+    assert re.match(r"the escape measure does not decrease on rule [0-9.]+\S*( for P\d)? from phase=",
+                    sym.ranking_failure or ""), sym.ranking_failure
+    result = sym.check(MODEL.property("optional-loops-escape"))
+    assert result.verdict is Verdict.UNKNOWN, result.method
+
+
 def test_lasso_counterexamples_are_written_with_their_loop() -> None:
     """A copy where loops never draw: its lasso in text, Markdown, ITF JSON and DOT."""
     model = load_model(ROOT / "tests" / "models" / "violated" / "loops-never-draw")

@@ -64,10 +64,16 @@ class SymbolicChecker:
         """How the configuration's ranking measure proves that play always ends, or None."""
         return self._termination.prove()
 
+    def escape(self) -> str | None:
+        """How the configuration's escape measure proves that every cycle of play can be left and
+        none is a mandatory loop, or None (and always None where the ranking is proved)."""
+        return self._termination.escape()
+
     @property
     def ranking_failure(self) -> str | None:
-        """Where the configuration's ranking measure fails, when it was tried and failed."""
-        return self._termination.failure
+        """Where the configuration's ranking (and escape) measure fails, when tried and failed."""
+        failed = [f for f in (self._termination.failure, self._termination.escape_failure) if f]
+        return "; ".join(failed) or None
 
     # -- traces -------------------------------------------------------------------------------
     def _trace(self, prop: Property, states: list[State], labels: list[int], role: str, message: str,
@@ -197,7 +203,8 @@ class SymbolicChecker:
         proof: str | None = None
         scope = ses.scope()
         if self.ts.uses_graph:
-            self.termination()  # first: the invariants depend on its outcome
+            self.termination()  # first: the invariants depend on its outcome (and the escape's)
+            self.escape()
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
             if proof is None and not property_graph_names(prop):
@@ -281,7 +288,7 @@ class SymbolicChecker:
                         f"of {len(trace.steps)} ({scope})", trace, None)
             why = f"({reason})" if reason else f"within {ses.lasso_depth} steps"
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
-        ends = self.termination()
+        ends = self.termination() or self.escape()
         proof += f" ({ends})" if ends else " (for every play graph)"
         if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "

@@ -430,6 +430,7 @@ class _Loader:
             allowed: dict[str, type | tuple[type, ...]] = {
                 "name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict, "init": dict,
                 "seats": dict, "actions": list, "max_states": int, "card": list, "ranking": (list, str),
+                "escape": (list, str),
                 "symmetry": bool, "scope": str, "teams": list, "team_size": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
@@ -526,25 +527,9 @@ class _Loader:
                         self.warn(f.loc(*at, "actions"), "unknown-rule",
                                   f"'{a}' is not an optional rule of this model{suggest(str(a), optional)}; "
                                   "configuration '" + spec["name"] + "' leaves it out")
-            ranking: list[Expr] = []
             checker = TypeChecker(vocab, self.diags)
-            shared = spec.get("ranking")
-            if isinstance(shared, str):  # ranking = "multiplayer": the measure of a configuration above
-                have = {c.name: c for c in out}
-                if shared not in have or not have[shared].ranking:
-                    ranked = [c.name for c in out if c.ranking]
-                    self.err(f.loc(*at, "ranking"), "name",
-                             f"'ranking' names '{shared}', which is not a configuration above with a ranking"
-                             f"{suggest(shared, ranked)}")
-                else:
-                    ranking.extend(have[shared].ranking)
-            for r, text in enumerate(spec.get("ranking", []) if not isinstance(shared, str) else []):
-                if not isinstance(text, str):
-                    self.err(f.loc(*at, "ranking"), "type", "'ranking' lists integer expressions, as strings")
-                    continue
-                expr = self.parse(f, at + ("ranking", r), text, parse_expr)
-                if expr is not None and checker.check_expr(expr, Scope(), want="int") is not None:
-                    ranking.append(expr)
+            ranking = self.measure(f, at, spec, "ranking", out, checker)
+            escape = self.measure(f, at, spec, "escape", out, checker)
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -599,7 +584,7 @@ class _Loader:
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
                               tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players,
-                              scope == "bounds", teams, team_size))
+                              scope == "bounds", teams, team_size, tuple(escape)))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:
@@ -661,6 +646,30 @@ class _Loader:
                      f"'teams' must share the seats 0..{n - 1} among two or more teams, each seat once")
             return (), 0
         return tuple(tuple(sorted(t)) for t in raw), 0
+
+    def measure(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], key: str, above: list[Config],
+                checker: TypeChecker) -> list[Expr]:
+        """A configuration's ranking or escape measure: its integer expressions, or (a string) the
+        ranking of a configuration above, borrowed."""
+        shared = spec.get(key)
+        if isinstance(shared, str):  # ranking = "multiplayer": the measure of a configuration above
+            have = {c.name: c for c in above}
+            if shared not in have or not have[shared].ranking:
+                ranked = [c.name for c in above if c.ranking]
+                self.err(f.loc(*at, key), "name",
+                         f"'{key}' names '{shared}', which is not a configuration above with a ranking"
+                         f"{suggest(shared, ranked)}")
+                return []
+            return list(have[shared].ranking)
+        out: list[Expr] = []
+        for r, text in enumerate(spec.get(key, [])):
+            if not isinstance(text, str):
+                self.err(f.loc(*at, key), "type", f"'{key}' lists integer expressions, as strings")
+                continue
+            expr = self.parse(f, at + (key, r), text, parse_expr)
+            if expr is not None and checker.check_expr(expr, Scope(), want="int") is not None:
+                out.append(expr)
+        return out
 
     def card_names(self, f: _File, at: tuple[object, ...], tables: Any) -> tuple[str, ...]:
         """The names of a configuration's [[config.card]] tables, checked."""

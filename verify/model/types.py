@@ -184,6 +184,12 @@ class Config:
     # free-for-all (each seat its own team).
     teams: tuple[tuple[int, ...], ...] = ()
     team_size: int = 0
+    # A lexicographic escape measure, for a configuration whose play can go on forever: every
+    # mandatory step and pass decreases it (or leads to a state where no step of play can be
+    # taken), it stays >= 0, and wherever a step of play can be taken a mandatory step or a pass
+    # can. Z3 proves it, and then no state is on a mandatory loop and every cycle of play can be
+    # left (passing and mandatory steps alone lead out of it: 732.2a, 104.4b).
+    escape: tuple[Expr, ...] = ()
 
     def takes(self, n: int) -> bool:
         """Whether an *n*-player game of this configuration exists: enough seats for what its seats

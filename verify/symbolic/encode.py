@@ -306,6 +306,7 @@ class TransitionSystem:
         self._graph_tags: set[str] = set()  # the frames (and states after a step) with graph names
         self._substitutions: dict[tuple[Any, ...], tuple[int, Any, Any, list[tuple[Any, Any]]]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
+        self.escapes = False  # set once an escape measure is: no mandatory loop, every cycle can be left
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
     def frame(self, tag: str) -> Frame:
@@ -343,7 +344,8 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic), (s,), make)
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes), (s,),
+                       make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
         lay, cs = self.layout, []
@@ -412,6 +414,9 @@ class TransitionSystem:
         involved = [z3.Implies(self.graph_name(name, s), loop) for name in self.card_graph_names()]
         if self.acyclic:  # a proved ranking: no play goes on forever, so no state is on a cycle
             return z3.And(z3.Not(loop), z3.Not(cyc), *involved)
+        if self.escapes:  # a proved escape measure: no mandatory loop, and every cycle can be left
+            return z3.And(z3.Not(loop), self.graph_name("can_leave_cycle", s), z3.Implies(cyc, onward(PLAY_KINDS)),
+                          *involved)
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)), *involved)
 

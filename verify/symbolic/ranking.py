@@ -1,5 +1,7 @@
 """Ranking: a configuration's measure proved to decrease on every step of play, so play always
-ends, no state is on a cycle, and the graph names are known to be false."""
+ends, no state is on a cycle, and the graph names are known to be false. Escape: a measure proved
+to decrease on every mandatory step and pass, where one can always be taken while play goes on, so
+no state is on a mandatory loop and every cycle of play can be left."""
 from __future__ import annotations
 
 import time
@@ -7,11 +9,12 @@ from typing import Any
 
 import z3
 
+from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
 
-__all__ = ["Termination", "ranking_holds"]
+__all__ = ["Termination", "ranking_holds", "escape_holds"]
 
 
 class Termination:
@@ -21,6 +24,8 @@ class Termination:
         self.session, self.invariants = ses, invs
         self._how: str | None = None
         self.failure: str | None = None  # where the ranking measure fails, or why it was not decided
+        self._escape: str | None = None
+        self.escape_failure: str | None = None  # the same for the escape measure
 
     def prove(self) -> str | None:
         """Prove the configuration's ranking measure, once: every step of play but conceding,
@@ -51,10 +56,50 @@ class Termination:
         self._how = how
         return how
 
+    def escape(self) -> str | None:
+        """Prove the configuration's escape measure, once, where its ranking is not proved: every
+        mandatory step and pass from a state meeting the proved invariants decreases the measure
+        lexicographically (or leads to a state where no step of play can be taken), the measure
+        stays >= 0, and in every such state where a step of play can be taken, a mandatory step
+        or a pass can. Returns how, or None (``escape_failure`` says why).
 
-def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> tuple[bool | None, str]:
+        Then from any state, taking mandatory steps and passes alone reaches, in finitely many
+        steps, a state where no step of play can be taken, which is on no cycle: every cycle of
+        play can be left by a step that is not a concession (``can_leave_cycle``), and no cycle is
+        made of mandatory steps and passes alone (no ``mandatory_loop``, so no loop rule fires).
+        As for the ranking, the invariants are proved assuming what the measure then shows; that
+        is sound because no rule but the loop rules reads the play graph (checked first)."""
+        if self._escape is not None:
+            return self._escape or None
+        self._escape = ""
+        measure = self.session.config.escape
+        if not measure or self.prove() is not None:
+            return None
+        ses = self.session
+        reader = next((i.rule.id for i in ses.insts if not i.rule.graph
+                       and (graph_names(i.rule.when) | {n for st in i.rule.then for n in graph_names(st)})
+                       - {"optional_available"}), None)
+        if reader is not None:
+            self.escape_failure = f"the escape measure is not tried: rule {reader} reads the play graph"
+            return None
+        ses.ts.escapes = True
+        self.invariants.forget()
+        proved, how = escape_holds(ses, self.invariants, measure)
+        if proved is not True:
+            ses.ts.escapes = False
+            self.invariants.forget()
+            self.escape_failure = how
+            return None
+        self._escape = how
+        return how
+
+
+def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
+                  kinds: tuple[str, ...] | None = None, what: str = "ranking measure") -> tuple[bool | None, str]:
     """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
-    (None, which query Z3 could not decide and why: a budget, never a failure of the measure)."""
+    (None, which query Z3 could not decide and why: a budget, never a failure of the measure).
+    The measure must decrease on every step of play but conceding, or (*kinds*) on the steps of
+    these kinds only."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms = [ts.prop(e, {}, s) for e in ranking]
@@ -63,21 +108,22 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
     for i in reversed(range(len(ranking))):
         decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
     play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
+    falling = play if kinds is None else [i for i in play if i.rule.kind in kinds]
     start = time.perf_counter()
     inv = invs.hold(s)
     sol = ses.solver()
     sol.add(ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
     answer = ses.check(sol)
     if answer == z3.unknown:
-        return None, f"Z3 could not decide whether the ranking measure stays >= 0: {ses.gave_up(sol)}"
+        return None, f"Z3 could not decide whether the {what} stays >= 0: {ses.gave_up(sol)}"
     if answer != z3.unsat:
-        return False, f"the ranking measure can be negative in {layout.show(s.read(sol.model()))}"
+        return False, f"the {what} can be negative in {layout.show(s.read(sol.model()))}"
     goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
     olds = term_array(t.vars)
     stays = z3.And(ts.domain(t), z3.Not(decrease))
     sol = ses.solver()  # what every query shares; each pushes its own part on top
     sol.add(ts.domain(s), inv)
-    for inst in play:  # a query per rule instance, the successor substituted in
+    for inst in falling:  # a query per rule instance, the successor substituted in
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
         values = [upd.get(k, s[k]) for k in range(len(layout.names))]  # (alive while the array is used)
         news = term_array(values)
@@ -90,8 +136,34 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...]) -> t
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
             who = "" if inst.actor is None else f" for P{inst.actor}"
             if answer == z3.sat:
-                return False, f"the ranking measure does not decrease on rule {inst.rule.id}{who} from {why}"
-            return None, (f"Z3 could not decide whether the ranking measure decreases on rule "
+                return False, f"the {what} does not decrease on rule {inst.rule.id}{who} from {why}"
+            return None, (f"Z3 could not decide whether the {what} decreases on rule "
                           f"{inst.rule.id}{who}: {why}")
     return True, (f"play always ends: its ranking measure is proved "
                   f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
+
+
+def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
+    """The escape measure (:meth:`Termination.escape`): wherever a step of play can be taken
+    (from a state meeting the proved invariants), a mandatory step or a pass can; and the
+    measure, with the ranking's claims, on those steps alone. As :func:`ranking_holds`."""
+    ts, layout = ses.ts, ses.layout
+    s, _ = ts.templates()
+    start = time.perf_counter()
+
+    def some(kinds: tuple[str, ...]) -> Any:
+        return z3.Or([ts.guard(i, s) for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
+                     or [z3.BoolVal(False, ts.ctx)])
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s), some(PLAY_KINDS), z3.Not(some(LOOP_KINDS)))
+    answer = ses.check(sol)
+    if answer == z3.unknown:
+        return None, (f"Z3 could not decide whether a mandatory step or a pass can be taken wherever play "
+                      f"goes on: {ses.gave_up(sol)}")
+    if answer != z3.unsat:
+        return False, f"only an optional action can be taken in {layout.show(s.read(sol.model()))}"
+    proved, how = ranking_holds(ses, invs, measure, kinds=LOOP_KINDS, what="escape measure")
+    if proved is not True:
+        return proved, how
+    return True, (f"every cycle of play can be left and none is a mandatory loop: its escape measure is proved "
+                  f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
