@@ -192,8 +192,8 @@ RULE_121_4_KIND = 'kind = "mandatory"\nactor = "p"\nwhen = "phase == draw and ne
                  'kind = \nactor', id="missing-value"),
     pytest.param("properties.toml", 'id = "game-end-final"', "id = game-end-final", "id = game-end-final",
                  id="bare-string"),
-    pytest.param("configs.toml", 'name = "duel"\nplayers = [2]\n[config.params]',
-                 'name = "duel"\nplayers = [2]\n[config.params', "[config.params\n", id="header-bracket"),
+    pytest.param("configs.toml", 'actions = ["119.3/lose"]\n[config.params]',
+                 'actions = ["119.3/lose"]\n[config.params', "[config.params\n", id="header-bracket"),
     pytest.param("state.toml", '[player.library]\ntype = "int"\nmin = 0',
                  '[player.library]\ntype = "int"\nmin = 0 0', "min = 0 0", id="two-values"),
 ])
@@ -901,13 +901,15 @@ EMPEROR_TEAMS = "teams = [[0, 1, 2], [3, 4, 5]]  # the emperors in the middle se
 EMPEROR_P4 = '[config.seats.P4]\nis_emperor = true\nrange = 2\n\n[[config]]\nname = "range-of-influence-effects"'
 
 
+DUEL_AFTER_ESCAPE = 'then 20 else 0)""",\n]\n[config.params]\ndraw_n = 2'  # the duel's escape measure ends
 DUEL_INIT = 'phase = "priority"\nactive = 0\nlife = [1, 2]\nlibrary = [0, 2]\npoison = 0\nto_draw = 0\n\n[[config]]\nname = "multiplayer"'
 EMPEROR_INIT = 'variant = "emperor"\nactive = 1\nlimited_range = true\nrange = 1\nlife = 1\nlibrary = [0, 1]'
 
 
 @pytest.mark.parametrize("old, new, after", [
-    ('name = "duel"\nplayers = [2]\n', 'name = "duel"\nplayers = [2]\n[config.seats.P1]\nis_emperor = true\n',
-     'name = "duel"'),
+    (DUEL_AFTER_ESCAPE,
+     DUEL_AFTER_ESCAPE.replace("[config.params]", "[config.seats.P1]\nis_emperor = true\n[config.params]"),
+     DUEL_AFTER_ESCAPE[:22]),  # the first of these is the duel's
     (DUEL_INIT, DUEL_INIT.replace("to_draw = 0", "to_draw = 0\nis_emperor = [false, true]"), DUEL_INIT[:20]),
     (EMPEROR_INIT, EMPEROR_INIT.replace('"emperor"', '"standard"'), 'variant = "standard"'),
 ], ids=["seat-in-a-duel", "every-seat-may-be", "standard-variant"])

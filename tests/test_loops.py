@@ -293,12 +293,13 @@ def test_a_wrong_ranking_is_not_proved() -> None:
     assert result.verdict is Verdict.UNKNOWN and "the ranking measure does not decrease on rule" in result.method
 
 
-def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored() -> None:
-    """extra-turns has no ranking (extra turns can be taken forever), but passing and mandatory
-    steps alone end every play: Z3 proves its escape measure at 3 and 6 players, so every cycle of
-    play can be left (optional-loops-escape holds for all counter values) and no state is on a
-    mandatory loop (the loop properties' premises are unreachable)."""
-    config = MODEL.config("extra-turns")
+@pytest.mark.parametrize("name", ["duel", "extra-turns"])
+def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored(name: str) -> None:
+    """duel and extra-turns have no ranking (life can be gained, extra turns taken, forever), but
+    passing and mandatory steps alone end every play: Z3 proves their escape measures at 3 and 6
+    players, so every cycle of play can be left (optional-loops-escape holds for all counter
+    values) and no state is on a mandatory loop (the loop properties' premises are unreachable)."""
+    config = MODEL.config(name)
     assert config.escape and not config.ranking and not config.explores(3)
     for n in (3, 6):
         sym = SymbolicChecker(MODEL, config, n)
@@ -307,6 +308,20 @@ def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored()
         result = sym.check(MODEL.property("optional-loops-escape"))
         assert result.verdict is Verdict.HOLDS and "escape measure is proved" in result.method, result.method
         assert sym.check(MODEL.property("mandatory-loops-draw")).verdict is Verdict.VACUOUS
+
+
+def test_what_the_duel_escape_measure_claims_is_true_of_its_explored_game() -> None:
+    """The duel's escape measure, proved by Z3, says every cycle of play can be left and none is a
+    mandatory loop; its explored game (2 players, within the bounds) has thousands of states on
+    cycles of play (turns where life is gained and lost), and the play graph agrees on each."""
+    config = MODEL.config("duel")
+    assert not config.ranking and SymbolicChecker(MODEL, config, 2).escape() is not None
+    g = _graph("duel", 2)
+    assert g.oracle is not None
+    on_cycles = [s for s in g.states if g.oracle.holds("in_cycle", s)]
+    assert len(on_cycles) > 1000
+    assert all(g.oracle.holds("can_leave_cycle", s) for s in on_cycles)
+    assert not any(g.oracle.holds("mandatory_loop", s) for s in on_cycles)
 
 
 @pytest.mark.parametrize("name", ["loop-pair", "loop-unrelated-option"])
