@@ -597,7 +597,7 @@ def test_missing_parameter(model_copy: Path) -> None:
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", header_line(text, 'name = "duel"', "[[config]]"), 1,
                 "configuration 'duel' sets no value for parameter 'life_step'")
-    assert error_count(run) == 1
+    assert error_count(run) == 1  # the configurations that borrow the duel's escape measure add none
 
 
 def test_parameter_below_its_minimum(model_copy: Path) -> None:
@@ -761,12 +761,12 @@ def test_ranking_naming_an_unknown_configuration(model_copy: Path) -> None:
 
 
 def test_escape_naming_an_unknown_configuration(model_copy: Path) -> None:
-    """escape = "NAME" borrows a ranking too, and a typo points at its line the same way."""
+    """escape = "NAME" borrows a ranking (or an escape measure) too; a typo points at its line."""
     text = edit(model_copy, "configs.toml", 'escape = "multiplayer"', 'escape = "multiplayr"')
     run = run_all(model_copy)
     assert_bad_input(run)
     expect_diag(run, model_copy, "configs.toml", *value_position(text, 'escape = "multiplayr"'),
-                "'escape' names 'multiplayr', which is not a configuration above with a ranking",
+                "'escape' names 'multiplayr', which is not a configuration above with a ranking or an escape measure",
                 "did you mean 'multiplayer'")
 
 

@@ -528,8 +528,10 @@ class _Loader:
                                   f"'{a}' is not an optional rule of this model{suggest(str(a), optional)}; "
                                   "configuration '" + spec["name"] + "' leaves it out")
             checker = TypeChecker(vocab, self.diags)
-            ranking = self.measure(f, at, spec, "ranking", out, checker)
-            escape = self.measure(f, at, spec, "escape", out, checker)
+            # (a configuration above that is in error has been reported: borrowing from it is not)
+            earlier = {str(c.get("name")) for c in _array(f.data, "config")[:i] if isinstance(c, dict)}
+            ranking = self.measure(f, at, spec, "ranking", out, checker, earlier)
+            escape = self.measure(f, at, spec, "escape", out, checker, earlier)
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -648,19 +650,26 @@ class _Loader:
         return tuple(tuple(sorted(t)) for t in raw), 0
 
     def measure(self, f: _File, at: tuple[object, ...], spec: dict[str, Any], key: str, above: list[Config],
-                checker: TypeChecker) -> list[Expr]:
+                checker: TypeChecker, earlier: set[str]) -> list[Expr]:
         """A configuration's ranking or escape measure: its integer expressions, or (a string) the
-        ranking of a configuration above, borrowed."""
+        measure of a configuration above, borrowed: its ranking, or for an escape measure its
+        escape measure where it has one (a ranking is an escape measure too)."""
         shared = spec.get(key)
         if isinstance(shared, str):  # ranking = "multiplayer": the measure of a configuration above
+
+            def measure_of(c: Config) -> tuple[Expr, ...]:
+                return (c.escape or c.ranking) if key == "escape" else c.ranking
             have = {c.name: c for c in above}
-            if shared not in have or not have[shared].ranking:
-                ranked = [c.name for c in above if c.ranking]
+            if shared in earlier and shared not in have:
+                return []  # that configuration's own error is reported; borrowing adds nothing
+            if shared not in have or not measure_of(have[shared]):
+                ranked = [c.name for c in above if measure_of(c)]
+                what = "a ranking or an escape measure" if key == "escape" else "a ranking"
                 self.err(f.loc(*at, key), "name",
-                         f"'{key}' names '{shared}', which is not a configuration above with a ranking"
+                         f"'{key}' names '{shared}', which is not a configuration above with {what}"
                          f"{suggest(shared, ranked)}")
                 return []
-            return list(have[shared].ranking)
+            return list(measure_of(have[shared]))
         out: list[Expr] = []
         for r, text in enumerate(spec.get(key, [])):
             if not isinstance(text, str):
