@@ -299,14 +299,15 @@ ESCAPED = [c.name for c in MODEL.configs if c.escape]
 def test_the_bundled_escape_measures() -> None:
     """Which configurations give an escape measure (and none of them a ranking): a measure
     dropped or added shows here first."""
-    assert ESCAPED == ["duel", "effects", "extra-turns", "this-turn", "lethal-damage"]
+    assert ESCAPED == ["duel", "effects", "extra-turns", "this-turn", "intervening-if", "lethal-damage", "infect"]
     assert not any(MODEL.config(name).ranking for name in ESCAPED)
 
 
 @pytest.mark.parametrize("name", ESCAPED)
 def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored(name: str) -> None:
     """These configurations have no ranking (life can be gained, extra turns taken, a player kept
-    in by an effect, forever), but passing and mandatory steps alone end every play: Z3 proves
+    in by an effect, abilities activated, forever), but passing and mandatory steps alone end every
+    play (triggered abilities included): Z3 proves
     their escape measures at 3 and 5 players, so every cycle of play can be left
     (optional-loops-escape holds for all counter values) and no state is on a mandatory loop (the
     loop properties' premises are unreachable)."""
@@ -353,6 +354,17 @@ def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -
                          sym.ranking_failure or ""), sym.ranking_failure
     result = SymbolicChecker(MODEL, config, 3).check(MODEL.property("optional-loops-escape"))
     assert result.verdict is Verdict.UNKNOWN and "the escape measure does not decrease" in result.method
+
+
+def test_a_spent_budget_is_never_a_failed_escape_measure() -> None:
+    """The duel's escape measure, proved with the default budget, given too few resource units:
+    the query Z3 could not decide is named with the budget, never reported as the measure failing."""
+    sym = SymbolicChecker(MODEL, MODEL.config("duel"), 3, rlimit=60_000)
+    assert sym.escape() is None
+    why = sym.ranking_failure or ""
+    assert why.startswith("Z3 could not decide whether "), why
+    assert "units per property was spent (raise it with --rlimit)" in why
+    assert "does not decrease" not in why and "can be negative" not in why and "only an optional" not in why
 
 
 def test_a_wrong_escape_measure_is_not_proved() -> None:
