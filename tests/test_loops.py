@@ -367,6 +367,21 @@ def test_a_spent_budget_is_never_a_failed_escape_measure() -> None:
     assert "does not decrease" not in why and "can be negative" not in why and "only an optional" not in why
 
 
+def test_a_measure_is_proved_on_a_budget_of_its_own() -> None:
+    """The escape measure is proved within whichever property first asks about the play graph,
+    but on a budget of its own: what it spends (and a measure that spends all of it) leaves that
+    property's budget as it was, so the invariants and the property's own queries still have it."""
+    sym = SymbolicChecker(MODEL, MODEL.config("duel"), 3)
+    ses = sym.session
+    ses.start_property()
+    before = ses.prop_spent
+    assert sym.escape() is not None and ses.run.spent > 0
+    assert ses.prop_spent == before
+    starved = SymbolicChecker(MODEL, MODEL.config("duel"), 3, rlimit=60_000)
+    starved.session.start_property()
+    assert starved.escape() is None and starved.session.prop_spent == 0  # spent apart, and in vain
+
+
 def test_a_wrong_escape_measure_is_not_proved() -> None:
     """The phase order alone goes round in circles turn after turn: not an escape."""
     config = MODEL.config("extra-turns")

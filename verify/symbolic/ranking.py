@@ -47,7 +47,8 @@ class Termination:
         ts = self.session.ts
         ts.acyclic = True  # see above: the assumption the ranking discharges
         self.invariants.forget()
-        proved, how = ranking_holds(self.session, self.invariants, ranking)
+        with self.session.apart():
+            proved, how = ranking_holds(self.session, self.invariants, ranking)
         if proved is not True:
             ts.acyclic = False
             self.invariants.forget()
@@ -84,7 +85,8 @@ class Termination:
             return None
         ses.ts.escapes = True
         self.invariants.forget()
-        proved, how = escape_holds(ses, self.invariants, measure)
+        with ses.apart():
+            proved, how = escape_holds(ses, self.invariants, measure)
         if proved is not True:
             ses.ts.escapes = False
             self.invariants.forget()

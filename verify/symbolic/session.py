@@ -8,8 +8,9 @@ share its budget and every checker of a run shares the run's.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import z3
 
@@ -97,6 +98,19 @@ class Session:
         self.prop_spent = 0
         self._held = []
         return start
+
+    @contextmanager
+    def apart(self) -> Iterator[None]:
+        """A budget and safety net of their own, as large as one property's, for work that every
+        property of the game shares (a ranking or escape measure's proof, with the invariants it
+        is proved from), whichever property asks for it first: that property's own budget is left
+        as it was, so a measure that spends its budget leaves the properties theirs."""
+        spent, deadline = self.prop_spent, self.prop_deadline
+        self.prop_spent, self.prop_deadline = 0, time.perf_counter() + self.timeout_ms / 1000
+        try:
+            yield
+        finally:
+            self.prop_spent, self.prop_deadline = spent, deadline
 
     def terminal(self, s: State, ignore: frozenset[str] = frozenset()) -> bool:
         """No step of play (but those of the kinds in *ignore*) is enabled in *s* (explicit evaluation)."""
