@@ -382,6 +382,25 @@ def test_a_measure_is_proved_on_a_budget_of_its_own() -> None:
     assert starved.escape() is None and starved.session.prop_spent == 0  # spent apart, and in vain
 
 
+def test_without_optional_actions_every_cycle_is_a_mandatory_loop() -> None:
+    """countdown lets nobody act (actions = []): every cycle of play is made of mandatory steps and
+    passes, so Z3 knows a state on a cycle is on a mandatory loop, and optional-loops-escape's
+    premise is unreachable at every count. Where optional actions exist (loop-unrelated-option)
+    Z3 is told no such thing: its explored game has states on a cycle and on no mandatory loop, and
+    Z3 does not call the premise unreachable."""
+    assert not any(i.rule.kind == "optional" for i in SymbolicChecker(MODEL, MODEL.config("countdown"), 3).insts)
+    for n in (3, 5):
+        result = SymbolicChecker(MODEL, MODEL.config("countdown"), n).check(
+            MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+        assert result.verdict is Verdict.VACUOUS, result.method
+    g = _graph("loop-unrelated-option", 2)
+    assert g.oracle is not None
+    assert any(g.oracle.holds("in_cycle", s) and not g.oracle.holds("mandatory_loop", s) for s in g.states)
+    result = SymbolicChecker(MODEL, MODEL.config("loop-unrelated-option"), 2).check(
+        MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+    assert result.verdict is not Verdict.VACUOUS, result.method
+
+
 def test_a_wrong_escape_measure_is_not_proved() -> None:
     """The phase order alone goes round in circles turn after turn: not an escape."""
     config = MODEL.config("extra-turns")

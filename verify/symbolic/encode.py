@@ -417,8 +417,12 @@ class TransitionSystem:
         if self.escapes:  # a proved escape measure: no mandatory loop, and every cycle can be left
             return z3.And(z3.Not(loop), self.graph_name("can_leave_cycle", s), z3.Implies(cyc, onward(PLAY_KINDS)),
                           *involved)
+        # with no optional action in the game, every cycle of play is made of mandatory steps and
+        # passes: a state on a cycle is on a mandatory loop
+        forced = [] if any(i.rule.kind == "optional" and not i.rule.graph for i in self.insts) \
+            else [z3.Implies(cyc, loop)]
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
-                      z3.Implies(loop, onward(LOOP_KINDS)), *involved)
+                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *involved)
 
     def card_graph_names(self) -> list[str]:
         """The free Booleans of the graph names about one card: 'loop_involves[0]', ..."""
