@@ -307,10 +307,9 @@ def test_the_bundled_escape_measures() -> None:
 def test_a_proved_escape_measure_settles_optional_loops_at_counts_not_explored(name: str) -> None:
     """These configurations have no ranking (life can be gained, extra turns taken, a player kept
     in by an effect, abilities activated, forever), but passing and mandatory steps alone end every
-    play (triggered abilities included): Z3 proves
-    their escape measures at 3 and 5 players, so every cycle of play can be left
-    (optional-loops-escape holds for all counter values) and no state is on a mandatory loop (the
-    loop properties' premises are unreachable)."""
+    play, triggered abilities included: Z3 proves their escape measures at 3 and 5 players, so
+    every cycle of play can be left (optional-loops-escape holds for all counter values) and no
+    state is on a mandatory loop (the loop properties' premises are unreachable)."""
     config = MODEL.config(name)
     assert not config.explores(3) and not config.explores(5)
     for n in (3, 5):
