@@ -750,24 +750,21 @@ def test_ranking_that_is_not_an_integer(model_copy: Path) -> None:
     assert d.code == "type"
 
 
-def test_ranking_naming_an_unknown_configuration(model_copy: Path) -> None:
-    """ranking = "NAME" borrows the measure of a configuration above; a typo points at the line."""
-    text = edit(model_copy, "configs.toml", 'ranking = "two-headed-giant"  #', 'ranking = "two-headed-gaint"  #')
+@pytest.mark.parametrize("key, right, wrong, what, hint", [
+    ("ranking", '"two-headed-giant"  #', '"two-headed-gaint"  #', "a ranking", "two-headed-giant"),
+    ("escape", '"multiplayer"', '"multiplayr"', "a ranking or an escape measure", "multiplayer"),
+], ids=["ranking", "escape"])
+def test_measure_naming_an_unknown_configuration(model_copy: Path, key: str, right: str, wrong: str, what: str,
+                                                 hint: str) -> None:
+    """ranking = "NAME" borrows the measure of a configuration above, and escape = "NAME" its
+    escape measure or ranking; a typo points at the line."""
+    text = edit(model_copy, "configs.toml", f"{key} = {right}", f"{key} = {wrong}")
+    name = wrong.split('"')[1]
     run = run_all(model_copy)
     assert_bad_input(run)
-    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'ranking = "two-headed-gaint"'),
-                "'ranking' names 'two-headed-gaint', which is not a configuration above with a ranking",
-                "did you mean 'two-headed-giant'")
-
-
-def test_escape_naming_an_unknown_configuration(model_copy: Path) -> None:
-    """escape = "NAME" borrows a ranking (or an escape measure) too; a typo points at its line."""
-    text = edit(model_copy, "configs.toml", 'escape = "multiplayer"', 'escape = "multiplayr"')
-    run = run_all(model_copy)
-    assert_bad_input(run)
-    expect_diag(run, model_copy, "configs.toml", *value_position(text, 'escape = "multiplayr"'),
-                "'escape' names 'multiplayr', which is not a configuration above with a ranking or an escape measure",
-                "did you mean 'multiplayer'")
+    expect_diag(run, model_copy, "configs.toml", *value_position(text, f'{key} = "{name}"'),
+                f"'{key}' names '{name}', which is not a configuration above with {what}",
+                f"did you mean '{hint}'")
 
 
 def test_card_naming_an_unknown_card(model_copy: Path) -> None:

@@ -307,6 +307,7 @@ class TransitionSystem:
         self._substitutions: dict[tuple[Any, ...], tuple[int, Any, Any, list[tuple[Any, Any]]]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.escapes = False  # set once an escape measure is: no mandatory loop, every cycle can be left
+        self.optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
     def frame(self, tag: str) -> Frame:
@@ -397,7 +398,7 @@ class TransitionSystem:
         """A graph name in *s*: optional_available is local; the others are free Booleans tied
         by :meth:`graph_axioms`, so a proof that uses them holds for every play graph."""
         if name == "optional_available":
-            opts = [self.guard(i, s) for i in self.insts if i.rule.kind == "optional" and not i.rule.graph]
+            opts = [self.guard(i, s) for i in self.optional]
             return z3.Or(opts) if opts else z3.BoolVal(False, self.ctx)
         self._graph_tags.add(s.tag)
         return z3.Bool(f"{name}@{s.tag}", self.ctx)
@@ -419,8 +420,7 @@ class TransitionSystem:
                           *involved)
         # with no optional action in the game, every cycle of play is made of mandatory steps and
         # passes: a state on a cycle is on a mandatory loop
-        forced = [] if any(i.rule.kind == "optional" and not i.rule.graph for i in self.insts) \
-            else [z3.Implies(cyc, loop)]
+        forced = [] if self.optional else [z3.Implies(cyc, loop)]
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)), *forced, *involved)
 

@@ -5,11 +5,11 @@ no state is on a mandatory loop and every cycle of play can be left."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
-from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
+from verify.model.types import LOOP_KINDS, PLAY_KINDS
 from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
@@ -44,18 +44,26 @@ class Termination:
         ranking = self.session.config.ranking
         if not ranking:
             return None
-        ts = self.session.ts
-        ts.acyclic = True  # see above: the assumption the ranking discharges
-        self.invariants.forget()
-        with self.session.apart():
-            proved, how = ranking_holds(self.session, self.invariants, ranking)
+        proved, how = self._assuming("acyclic", lambda: ranking_holds(self.session, self.invariants, ranking))
         if proved is not True:
-            ts.acyclic = False
-            self.invariants.forget()
             self.failure = how
             return None
         self._how = how
         return how
+
+    def _assuming(self, fact: str, proof: Callable[[], tuple[bool | None, str]]) -> tuple[bool | None, str]:
+        """Run *proof* with the invariants proved under the graph facts the measure shows (the
+        transition system's flag *fact*: 'acyclic' or 'escapes'), on a budget of its own; if it
+        fails, the facts are dropped and the invariants will be proved again without them."""
+        ts = self.session.ts
+        setattr(ts, fact, True)
+        self.invariants.forget()
+        with self.session.apart():
+            proved, how = proof()
+        if proved is not True:
+            setattr(ts, fact, False)
+            self.invariants.forget()
+        return proved, how
 
     def escape(self) -> str | None:
         """Prove the configuration's escape measure, once, where its ranking is not proved: every
@@ -69,27 +77,16 @@ class Termination:
         play can be left by a step that is not a concession (``can_leave_cycle``), and no cycle is
         made of mandatory steps and passes alone (no ``mandatory_loop``, so no loop rule fires).
         As for the ranking, the invariants are proved assuming what the measure then shows; that
-        is sound because no rule but the loop rules reads the play graph (checked first)."""
+        is sound because only the loop rules read the play graph (the loader marks every rule
+        that reads it as one, and a clause cannot), and the measure's steps are the others."""
         if self._escape is not None:
             return self._escape or None
         self._escape = ""
         measure = self.session.config.escape
         if not measure or self.prove() is not None:
             return None
-        ses = self.session
-        reader = next((i.rule.id for i in ses.insts if not i.rule.graph
-                       and (graph_names(i.rule.when) | {n for st in i.rule.then for n in graph_names(st)})
-                       - {"optional_available"}), None)
-        if reader is not None:
-            self.escape_failure = f"the escape measure is not tried: rule {reader} reads the play graph"
-            return None
-        ses.ts.escapes = True
-        self.invariants.forget()
-        with ses.apart():
-            proved, how = escape_holds(ses, self.invariants, measure)
+        proved, how = self._assuming("escapes", lambda: escape_holds(self.session, self.invariants, measure))
         if proved is not True:
-            ses.ts.escapes = False
-            self.invariants.forget()
             self.escape_failure = how
             return None
         self._escape = how
