@@ -343,7 +343,9 @@ def test_what_the_escape_measures_claim_is_true_of_the_explored_games() -> None:
 def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -> None:
     """Declared on a configuration whose explored game has a mandatory loop (its triggers go round
     forever), the duel's measure does not decrease on the trigger that goes round: the escape
-    is not proved, and optional-loops-escape is left unknown at a count nobody explored."""
+    is not proved, and optional-loops-escape is left unknown at a count nobody explored where an
+    optional action can be taken (Banisher's); loop-pair's cycles are mandatory loops all the
+    same, since nobody there can take one."""
     config = replace(MODEL.config(name), escape=MODEL.config("duel").escape)
     g = _graph(name, 2)
     assert g.oracle is not None and any(g.oracle.holds("mandatory_loop", s) for s in g.states)
@@ -353,7 +355,10 @@ def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -
         assert re.search(r"the escape measure does not decrease on rule [0-9.]+\S*( for P\d)? from phase=",
                          sym.ranking_failure or ""), sym.ranking_failure
     result = SymbolicChecker(MODEL, config, 3).check(MODEL.property("optional-loops-escape"))
-    assert result.verdict is Verdict.UNKNOWN and "the escape measure does not decrease" in result.method
+    if name == "loop-pair":
+        assert result.verdict is Verdict.VACUOUS and "no optional action can ever be taken" in result.method
+    else:
+        assert result.verdict is Verdict.UNKNOWN and "the escape measure does not decrease" in result.method
 
 
 def test_a_spent_budget_is_never_a_failed_escape_measure() -> None:
@@ -399,6 +404,47 @@ def test_without_optional_actions_every_cycle_is_a_mandatory_loop() -> None:
     result = SymbolicChecker(MODEL, MODEL.config("loop-unrelated-option"), 2).check(
         MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
     assert result.verdict is not Verdict.VACUOUS, result.method
+
+
+INERT = ["loop-pair", "loop-draw", "loop-drain-all", "loop-cant-lose", "range-of-influence-loop"]
+
+
+@pytest.mark.parametrize("name", INERT)
+def test_where_no_optional_action_can_be_taken_every_cycle_is_a_mandatory_loop(name: str) -> None:
+    """These games allow activated and 'may' abilities, but no card has one: Z3 shows that no
+    optional action can ever be taken, so every cycle of play is a mandatory loop and
+    optional-loops-escape's premise is unreachable, at two counts nobody explores. The explored
+    game agrees: no optional step, and every cycle a mandatory loop (the triggers that feed each
+    other; the drifting loops leave no cycle within the bounds)."""
+    config = MODEL.config(name)
+    for n in [k for k in (3, 4, 6) if not config.explores(k)][:2]:
+        sym = SymbolicChecker(MODEL, config, n)
+        assert sym.termination() is None and sym.escape() is None
+        assert "no optional action can ever be taken" in (sym.inert() or "")
+        result = sym.check(MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+        assert result.verdict is Verdict.VACUOUS and "no optional action can ever be taken" in result.method, \
+            result.method
+    n = min(config.players)
+    g = _graph(name, n)
+    assert g.oracle is not None and g.complete
+    assert any(i.rule.kind == "optional" for i in g.instances)
+    assert not any(g.instances[k].rule.kind == "optional" for _, _, k in g.edges())
+    cycle = [s for s in g.states if g.oracle.holds("in_cycle", s)]
+    assert all(g.oracle.holds("mandatory_loop", s) for s in cycle)
+    assert cycle or name in ("loop-draw", "loop-drain-all", "loop-cant-lose")
+
+
+@pytest.mark.parametrize("name", ["loop-unrelated-option", "loop-unless", "loop-state-based"])
+def test_an_optional_action_that_can_be_taken_is_never_called_inert(name: str) -> None:
+    """Banisher's activation, paying for an 'unless' ability, losing life at priority: each can be
+    taken, in the explored game as at counts nobody explores; Z3 does not call them inert, and
+    optional-loops-escape is left unknown there."""
+    g = _graph(name, min(MODEL.config(name).players))
+    assert any(g.instances[k].rule.kind == "optional" for _, _, k in g.edges())
+    sym = SymbolicChecker(MODEL, MODEL.config(name), 3)
+    assert sym.inert() is None
+    result = sym.check(MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+    assert result.verdict is Verdict.UNKNOWN, result.method
 
 
 def test_a_wrong_escape_measure_is_not_proved() -> None:

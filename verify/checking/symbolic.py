@@ -69,6 +69,11 @@ class SymbolicChecker:
         none is a mandatory loop, or None (and always None where the ranking is proved)."""
         return self._termination.escape()
 
+    def inert(self) -> str | None:
+        """How Z3 shows that no optional action can ever be taken (so every cycle of play is a
+        mandatory loop), or None (and always None where a ranking or escape measure is proved)."""
+        return self._termination.inert()
+
     @property
     def ranking_failure(self) -> str | None:
         """Where the configuration's ranking (and escape) measure fails, when tried and failed."""
@@ -205,6 +210,7 @@ class SymbolicChecker:
         if self.ts.uses_graph:
             self.termination()  # first: the invariants depend on its outcome (and the escape's)
             self.escape()
+            self.inert()
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
             if proof is None and not property_graph_names(prop):
@@ -288,7 +294,7 @@ class SymbolicChecker:
                         f"of {len(trace.steps)} ({scope})", trace, None)
             why = f"({reason})" if reason else f"within {ses.lasso_depth} steps"
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
-        ends = self.termination() or self.escape()
+        ends = self.termination() or self.escape() or self.inert()
         proof += f" ({ends})" if ends else " (for every play graph)"
         if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "

@@ -307,6 +307,7 @@ class TransitionSystem:
         self._substitutions: dict[tuple[Any, ...], tuple[int, Any, Any, list[tuple[Any, Any]]]] = {}
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.escapes = False  # set once an escape measure is: no mandatory loop, every cycle can be left
+        self.inert = False  # set once no optional action is proved ever to be enabled
         self.optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -345,7 +346,7 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes), (s,),
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert), (s,),
                        make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
@@ -418,9 +419,9 @@ class TransitionSystem:
         if self.escapes:  # a proved escape measure: no mandatory loop, and every cycle can be left
             return z3.And(z3.Not(loop), self.graph_name("can_leave_cycle", s), z3.Implies(cyc, onward(PLAY_KINDS)),
                           *involved)
-        # with no optional action in the game, every cycle of play is made of mandatory steps and
-        # passes: a state on a cycle is on a mandatory loop
-        forced = [] if self.optional else [z3.Implies(cyc, loop)]
+        # with no optional action in the game (or none that can ever be taken), every cycle of play
+        # is made of mandatory steps and passes: a state on a cycle is on a mandatory loop
+        forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)), *forced, *involved)
 

@@ -1,7 +1,8 @@
 """Ranking: a configuration's measure proved to decrease on every step of play, so play always
 ends, no state is on a cycle, and the graph names are known to be false. Escape: a measure proved
 to decrease on every mandatory step and pass, where one can always be taken while play goes on, so
-no state is on a mandatory loop and every cycle of play can be left."""
+no state is on a mandatory loop and every cycle of play can be left. Inert options: no optional
+action can ever be taken, so every cycle of play is a mandatory loop."""
 from __future__ import annotations
 
 import time
@@ -26,6 +27,7 @@ class Termination:
         self.failure: str | None = None  # where the ranking measure fails, or why it was not decided
         self._escape: str | None = None
         self.escape_failure: str | None = None  # the same for the escape measure
+        self._inert: str | None = None
 
     def prove(self) -> str | None:
         """Prove the configuration's ranking measure, once: every step of play but conceding,
@@ -91,6 +93,39 @@ class Termination:
             return None
         self._escape = how
         return how
+
+    def inert(self) -> str | None:
+        """Prove, once, where neither measure is proved, that no optional action can ever be
+        taken: no state meeting the domain (or, failing that, the proved invariants) has one
+        enabled. Returns how, or None.
+
+        Then every cycle of play is made of mandatory steps and passes, and the transition system
+        says so (a state on a cycle is on a mandatory loop); the invariants are proved again with
+        it. Sound: the invariants that show it were proved without it, so it is a fact of the
+        real play graph before anything assumes it."""
+        if self._inert is not None:
+            return self._inert or None
+        self._inert = ""
+        ses, ts = self.session, self.session.ts
+        if not ts.optional or self.prove() is not None or self.escape() is not None:
+            return None
+        s, _ = ts.templates()
+        start = time.perf_counter()
+        with ses.apart():
+            for invariants in (False, True):  # the domain alone first: no invariants to prove
+                sol = ses.solver()
+                sol.add(ts.domain(s), ts.graph_name("optional_available", s))
+                if invariants:
+                    sol.add(self.invariants.hold(s))
+                if ses.check(sol) == z3.unsat:
+                    break
+            else:
+                return None
+        ts.inert = True
+        self.invariants.forget()
+        self._inert = (f"no optional action can ever be taken, so every cycle of play is a mandatory loop "
+                       f"({time.perf_counter() - start:.2f} s)")
+        return self._inert
 
 
 def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
