@@ -767,6 +767,27 @@ def test_measure_naming_an_unknown_configuration(model_copy: Path, key: str, rig
                 f"did you mean '{hint}'")
 
 
+LOOPS_ESCAPE = 'escape = "duel"\nloops = """'  # loop-unrelated-option's escape measure and its loops
+
+
+@pytest.mark.parametrize("old, new, at, message", [
+    (LOOPS_ESCAPE, 'loops = """', 'loops = """',
+     "'loops' says where an escape measure's mandatory loops run: give the configuration an 'escape' measure too"),
+    (LOOPS_ESCAPE, LOOPS_ESCAPE + "mandatory_loop and ", 'loops = """',
+     "'mandatory_loop' asks about the play graph; it is allowed only in properties and the guards"),
+    ('+ pending[c]) <= 1"]', '+ pending[c])"]', 'lemmas = ["', "expected a bool expression, found int"),
+], ids=["loops-without-escape", "loops-reading-the-graph", "lemma-not-a-condition"])
+def test_declared_loops_and_lemmas_are_checked(model_copy: Path, old: str, new: str, at: str, message: str) -> None:
+    """A configuration's loops and lemmas are conditions on a state, pointed at where wrong."""
+    text = edit(model_copy, "configs.toml", old, new)
+    run = run_all(model_copy)
+    assert_bad_input(run)
+    assert message in run.stderr, run.stderr
+    line = text.count("\n", 0, text.index(at)) + 1
+    assert re.search(rf"configs\.toml:{line}:\d+:", run.stderr) or re.search(rf"configs\.toml:{line + 1}:\d+:",
+                                                                              run.stderr), run.stderr
+
+
 def test_card_naming_an_unknown_card(model_copy: Path) -> None:
     text = edit(model_copy, "configs.toml", 'watches = "Spur"', 'watches = "Spurr"')
     run = run_all(model_copy)

@@ -21,6 +21,9 @@ from verify.explicit.explore import StateGraph, explore
 from verify.explicit.folding import Folding
 from verify.explicit.localloops import LocalLoops
 from verify.explicit.loops import PlayGraph
+from verify.language.expr import Expr
+from verify.language.parser import parse_expr
+from verify.language.typecheck import Scope, TypeChecker
 from verify.model.loader import load_model
 from verify.model.types import LOOP_KINDS
 from verify.output.dot import trace_dot
@@ -293,15 +296,17 @@ def test_a_wrong_ranking_is_not_proved() -> None:
     assert result.verdict is Verdict.UNKNOWN and "the ranking measure does not decrease on rule" in result.method
 
 
-ESCAPED = [c.name for c in MODEL.configs if c.escape]
+ESCAPED = [c.name for c in MODEL.configs if c.escape and c.loops is None]
+LOOPED = [c.name for c in MODEL.configs if c.loops is not None]
 
 
 def test_the_bundled_escape_measures() -> None:
-    """Which configurations give an escape measure (and none of them a ranking): a measure
-    dropped or added shows here first."""
+    """Which configurations give an escape measure (and none of them a ranking), and which of
+    them declare where their mandatory loops run: a measure dropped or added shows here first."""
     assert ESCAPED == ["duel", "effects", "loop-may", "loop-third-player", "extra-turns", "this-turn",
                        "intervening-if", "lethal-damage", "infect"]
-    assert not any(MODEL.config(name).ranking for name in ESCAPED)
+    assert LOOPED == ["loop-unrelated-option"]
+    assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED)
 
 
 @pytest.mark.parametrize("name", ESCAPED)
@@ -342,11 +347,11 @@ def test_what_the_escape_measures_claim_is_true_of_the_explored_games() -> None:
 @pytest.mark.parametrize("name", ["loop-pair", "loop-unrelated-option"])
 def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -> None:
     """Declared on a configuration whose explored game has a mandatory loop (its triggers go round
-    forever), the duel's measure does not decrease on the trigger that goes round: the escape
+    forever), the duel's measure alone (no loops declared) does not decrease on the trigger that goes round: the escape
     is not proved, and optional-loops-escape is left unknown at a count nobody explored where an
     optional action can be taken (Banisher's); loop-pair's cycles are mandatory loops all the
     same, since nobody there can take one."""
-    config = replace(MODEL.config(name), escape=MODEL.config("duel").escape)
+    config = replace(MODEL.config(name), escape=MODEL.config("duel").escape, loops=None)
     g = _graph(name, 2)
     assert g.oracle is not None and any(g.oracle.holds("mandatory_loop", s) for s in g.states)
     for n in (2, 3):
@@ -437,13 +442,80 @@ def test_where_no_optional_action_can_be_taken_every_cycle_is_a_mandatory_loop(n
 @pytest.mark.parametrize("name", ["loop-unrelated-option", "loop-unless", "loop-state-based"])
 def test_an_optional_action_that_can_be_taken_is_never_called_inert(name: str) -> None:
     """Banisher's activation, paying for an 'unless' ability, losing life at priority: each can be
-    taken, in the explored game as at counts nobody explores; Z3 does not call them inert, and
-    optional-loops-escape is left unknown there."""
+    taken, in the explored game as at counts nobody explores; Z3 does not call them inert, nor
+    optional-loops-escape's premise unreachable."""
     g = _graph(name, min(MODEL.config(name).players))
     assert any(g.instances[k].rule.kind == "optional" for _, _, k in g.edges())
-    sym = SymbolicChecker(MODEL, MODEL.config(name), 3)
+    sym = SymbolicChecker(MODEL, replace(MODEL.config(name), escape=(), loops=None), 3)
     assert sym.inert() is None
     result = sym.check(MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+    assert result.verdict is Verdict.UNKNOWN, result.method
+
+
+@pytest.mark.parametrize("name", LOOPED)
+def test_declared_loops_settle_optional_loops_at_counts_not_explored(name: str) -> None:
+    """Mandatory loops run in these games, so no escape measure can fall on every mandatory step:
+    it falls outside the loops the configuration declares, and inside them play reaches a state
+    where the loop rule ends the game (104.4b). Z3 proves it at two counts nobody explores, so
+    every cycle of play can be left: optional-loops-escape holds for all counter values."""
+    config = MODEL.config(name)
+    for n in [k for k in (3, 4, 5) if not config.explores(k)][:2]:
+        sym = SymbolicChecker(MODEL, config, n)
+        assert sym.termination() is None and sym.inert() is None
+        assert "reach the loops declared, where a loop rule ends the game" in (sym.escape() or ""), sym.ranking_failure
+        result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
+        assert result.verdict is Verdict.HOLDS and "reach the loops declared" in result.method, result.method
+
+
+@pytest.mark.parametrize("name", LOOPED)
+def test_what_declared_loops_claim_is_true_of_the_explored_game(name: str) -> None:
+    """The explored game has mandatory loops and cycles through optional actions besides; every
+    state on a mandatory loop lies in the loops declared, and every cycle can be left."""
+    config = MODEL.config(name)
+    n = min(config.players)
+    assert SymbolicChecker(MODEL, config, n).escape() is not None
+    g = _graph(name, n)
+    assert g.oracle is not None and config.loops is not None
+    inside = Compiler(MODEL, g.layout, config.params).expr(config.loops)
+    loops = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
+    cycle = [s for s in g.states if g.oracle.holds("in_cycle", s)]
+    assert loops and all(inside(s, None) for s in loops)
+    assert len(cycle) > len(loops) and all(g.oracle.holds("can_leave_cycle", s) for s in cycle)
+
+
+def _condition(text: str) -> Expr:
+    expr = parse_expr(text)
+    assert TypeChecker(MODEL.vocab, []).check_expr(expr, Scope(), want="bool") == "bool"
+    return expr
+
+
+PAIR_GOES_ROUND = """phase in {priority, check, settle_sba, triggers} and all(c in cards: not activated[c] implies in_play[c])
+and sum(c in cards: if activated[c] then 0 else (if pos[c] > 0 then 1 else 0) + pending[c]) >= 1"""
+
+
+@pytest.mark.parametrize("loops,lemmas,failure", [
+    # the loops declared leave out the state-based check's settling (704.3): play leaves them
+    # there with its measure's first component unchanged
+    (PAIR_GOES_ROUND.replace(" settle_sba,", ""), None,
+     r"in the loops declared, rule 704\.3 from phase=check .* leaves them without lowering"),
+    # without the lemma, Z3 cannot tell that one ability of the pair goes round at a time: the
+    # counts of abilities waiting could then grow past the bounds in the loops
+    (PAIR_GOES_ROUND, [], r"in the loops declared, rule [0-9.]+ from phase="),
+    # a lemma that is not inductive (the game starts with an ability on the stack) is dropped, and said so
+    (PAIR_GOES_ROUND, ["stack == 0"], r"\(lemma 1 of the configuration not proved by induction\)$"),
+    # no loops at all: the pair's trigger goes round
+    ("false", None, r"the escape measure does not decrease on rule 608\.2"),
+], ids=["too-narrow", "no-lemma", "untrue-lemma", "no-loops"])
+def test_wrong_declared_loops_are_refused(loops: str, lemmas: list[str] | None, failure: str) -> None:
+    """Loops declared too narrowly, a lemma missing or untrue: the escape is refused, and says
+    where it fails (the rule and the state it steps from), and optional-loops-escape stays unknown."""
+    config = MODEL.config("loop-unrelated-option")
+    config = replace(config, loops=_condition(loops),
+                     lemmas=config.lemmas if lemmas is None else tuple(_condition(e) for e in lemmas))
+    sym = SymbolicChecker(MODEL, config, 3)
+    assert sym.escape() is None
+    assert re.search(failure, sym.ranking_failure or ""), sym.ranking_failure
+    result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
     assert result.verdict is Verdict.UNKNOWN, result.method
 
 

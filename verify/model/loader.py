@@ -430,7 +430,7 @@ class _Loader:
             allowed: dict[str, type | tuple[type, ...]] = {
                 "name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict, "init": dict,
                 "seats": dict, "actions": list, "max_states": int, "card": list, "ranking": (list, str),
-                "escape": (list, str),
+                "escape": (list, str), "lemmas": list, "loops": str,
                 "symmetry": bool, "scope": str, "teams": list, "team_size": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
@@ -532,6 +532,13 @@ class _Loader:
             earlier = {str(c.get("name")) for c in _array(f.data, "config")[:i] if isinstance(c, dict)}
             ranking = self.measure(f, at, spec, "ranking", out, checker, earlier)
             escape = self.measure(f, at, spec, "escape", out, checker, earlier)
+            lemmas = [e for r, text in enumerate(spec.get("lemmas", []))
+                      if (e := self.condition(f, at + ("lemmas", r), text, checker, "'lemmas' lists")) is not None]
+            loops = self.condition(f, at + ("loops",), spec["loops"], checker, "'loops' is") if "loops" in spec else None
+            if loops is not None and not spec.get("escape"):  # (a borrowed measure in error is reported there)
+                self.err(f.loc(*at, "loops"), "loops",
+                         "'loops' says where an escape measure's mandatory loops run: give the configuration an "
+                         "'escape' measure too")
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -586,7 +593,7 @@ class _Loader:
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
                               tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players,
-                              scope == "bounds", teams, team_size, tuple(escape)))
+                              scope == "bounds", teams, team_size, tuple(escape), tuple(lemmas), loops))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:
@@ -679,6 +686,19 @@ class _Loader:
             if expr is not None and checker.check_expr(expr, Scope(), want="int") is not None:
                 out.append(expr)
         return out
+
+    def condition(self, f: _File, at: tuple[object, ...], text: object, checker: TypeChecker,
+                  what: str) -> Expr | None:
+        """A boolean expression over a state, from a configuration (a lemma, its loops); the type
+        checker keeps the play graph's names out of it, as out of every expression but the
+        properties and the loop rules' guards."""
+        if not isinstance(text, str):
+            self.err(f.loc(*at), "type", f"{what} boolean expressions over a state, as strings")
+            return None
+        expr = self.parse(f, at, text, parse_expr)
+        if expr is None or checker.check_expr(expr, Scope(), want="bool") is None:
+            return None
+        return expr  # type: ignore[no-any-return]
 
     def card_names(self, f: _File, at: tuple[object, ...], tables: Any) -> tuple[str, ...]:
         """The names of a configuration's [[config.card]] tables, checked."""

@@ -190,6 +190,15 @@ class Config:
     # can. Z3 proves it, and then no state is on a mandatory loop and every cycle of play can be
     # left (passing and mandatory steps alone lead out of it: 732.2a, 104.4b).
     escape: tuple[Expr, ...] = ()
+    # Facts the designer states about this configuration's games (boolean expressions over a
+    # state): Z3 proves them by induction with the properties' own conjuncts (one that is not
+    # inductive is dropped and said so), and the measures' proofs may use them.
+    lemmas: tuple[Expr, ...] = ()
+    # Where this configuration's mandatory loops run (a boolean expression over a state), for an
+    # escape measure that cannot decrease in them: Z3 proves that play can always leave a cycle,
+    # by mandatory steps and passes that lower the measure or reach these loops, where the loop
+    # rule ends the game (verify.symbolic.ranking.loop_escape_holds says exactly what).
+    loops: Expr | None = None
 
     def takes(self, n: int) -> bool:
         """Whether an *n*-player game of this configuration exists: enough seats for what its seats

@@ -308,6 +308,7 @@ class TransitionSystem:
         self.acyclic = False  # set once a ranking measure is proved for this configuration
         self.escapes = False  # set once an escape measure is: no mandatory loop, every cycle can be left
         self.inert = False  # set once no optional action is proved ever to be enabled
+        self.leaves = False  # set once an escape measure with loops is: every cycle of play can be left
         self.optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -346,7 +347,7 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert), (s,),
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert, self.leaves), (s,),
                        make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
@@ -422,8 +423,10 @@ class TransitionSystem:
         # with no optional action in the game (or none that can ever be taken), every cycle of play
         # is made of mandatory steps and passes: a state on a cycle is on a mandatory loop
         forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
+        # a proved escape measure with loops: play can leave every cycle (mandatory loops included)
+        left = [self.graph_name("can_leave_cycle", s)] if self.leaves else []
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
-                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *involved)
+                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *involved)
 
     def card_graph_names(self) -> list[str]:
         """The free Booleans of the graph names about one card: 'loop_involves[0]', ..."""

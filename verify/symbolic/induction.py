@@ -7,13 +7,14 @@ from typing import Any, Callable
 
 import z3
 
-from verify.language.expr import Binary
+from verify.language.expr import Binary, Lit
+from verify.language.printer import show
 from verify.model.state import State
-from verify.model.types import Property, property_graph_names
+from verify.model.types import Config, Property, property_graph_names
 from verify.symbolic.encode import Frame
 from verify.symbolic.session import Session
 
-__all__ = ["Invariants", "one_step", "premise_unreachable", "counterexample_to_induction"]
+__all__ = ["Invariants", "lemma_properties", "one_step", "premise_unreachable", "counterexample_to_induction"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,14 @@ def _conjuncts(e: Any) -> list[Any]:
     return [e]
 
 
+def lemma_properties(config: Config) -> list[Property]:
+    """The configuration's lemmas as state properties ('lemma 1', ...): invariant candidates
+    like the properties' own conjuncts, never reported as properties."""
+    return [Property(f"lemma {k + 1}", f"lemma {k + 1} of {config.name}", (), "state", None,
+                     Lit(True, e.loc), e, "true", show(e), e.loc)
+            for k, e in enumerate(config.lemmas)]
+
+
 class Invariants:
     """The state properties of one session that induction proves, computed on first use."""
 
@@ -44,6 +53,7 @@ class Invariants:
         self._alive: list[_Lemma] = []
         # properties that lost a candidate because Z3 could not decide it (a budget), and why
         self.undecided: dict[str, str] = {}
+        self.lemmas_dropped: list[str] = []  # the configuration's lemmas induction did not prove
 
     def forget(self) -> None:
         """Prove them again on next use (the transition system's assumptions changed)."""
@@ -72,7 +82,9 @@ class Invariants:
         ses, ts = self.session, self.session.ts
         model = ses.model
         s, t = ts.frame("s"), ts.frame("t")
-        cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in model.properties if p.kind == "state"
+        lemmas = lemma_properties(ses.config)
+        states = [p for p in model.properties if p.kind == "state"] + lemmas
+        cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in states
                  for i in ses.instances(p) for c in _conjuncts(p.then)]
         sol = ses.solver()
         sol.add(ts.domain(s), ts.init(s))
@@ -105,15 +117,16 @@ class Invariants:
             if not dropped:
                 break
             alive = [c for c in alive if c not in dropped]
-        total = {p.id: sum(1 for c in cands if c.prop.id == p.id) for p in model.properties}
-        kept = {p.id: sum(1 for c in alive if c.prop.id == p.id) for p in model.properties}
+        total = {p.id: sum(1 for c in cands if c.prop.id == p.id) for p in states}
+        kept = {p.id: sum(1 for c in alive if c.prop.id == p.id) for p in states}
         proved: dict[str, str] = {}
-        for p in model.properties:
-            if p.kind == "state" and kept[p.id] == total[p.id]:
+        for p in states:
+            if kept[p.id] == total[p.id]:
                 others = len({c.prop.id for c in alive}) - 1
                 proved[p.id] = "proved by 1-induction" + (f" with {others} other invariant(s)" if others else "")
         self._alive = alive
         self._proved = proved
+        self.lemmas_dropped = [p.id for p in lemmas if p.id not in proved]
         return proved
 
     def _lemma(self, c: _Lemma, s: Frame) -> Any:

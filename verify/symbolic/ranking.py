@@ -6,11 +6,13 @@ action can ever be taken, so every cycle of play is a mandatory loop."""
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import z3
 
-from verify.model.types import LOOP_KINDS, PLAY_KINDS
+from verify.language.vocabulary import CARD_GRAPH_NAMES
+from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
+from verify.symbolic.encode import Frame
 from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
@@ -78,6 +80,8 @@ class Termination:
         steps, a state where no step of play can be taken, which is on no cycle: every cycle of
         play can be left by a step that is not a concession (``can_leave_cycle``), and no cycle is
         made of mandatory steps and passes alone (no ``mandatory_loop``, so no loop rule fires).
+        With declared loops (``loops``), the claims are :func:`_loop_claim`'s and only the first
+        conclusion follows: every cycle of play can be left (mandatory loops through a loop rule).
         As for the ranking, the invariants are proved assuming what the measure then shows; that
         is sound because only the loop rules read the play graph (the loader marks every rule
         that reads it as one, and a clause cannot), and the measure's steps are the others."""
@@ -87,9 +91,13 @@ class Termination:
         measure = self.session.config.escape
         if not measure or self.prove() is not None:
             return None
-        proved, how = self._assuming("escapes", lambda: escape_holds(self.session, self.invariants, measure))
+        loops = self.session.config.loops
+        fact = "escapes" if loops is None else "leaves"
+        proved, how = self._assuming(fact, lambda: escape_holds(self.session, self.invariants, measure, loops))
         if proved is not True:
-            self.escape_failure = how
+            dropped = self.invariants.lemmas_dropped
+            self.escape_failure = how + (f" ({', '.join(dropped)} of the configuration not proved by induction)"
+                                         if dropped else "")
             return None
         self._escape = how
         return how
@@ -129,11 +137,12 @@ class Termination:
 
 
 def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
-                  kinds: tuple[str, ...] | None = None, what: str = "ranking measure") -> tuple[bool | None, str]:
+                  kinds: tuple[str, ...] | None = None, what: str = "ranking measure",
+                  loops: Any = None) -> tuple[bool | None, str]:
     """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
     (None, which query Z3 could not decide and why: a budget, never a failure of the measure).
     The measure must decrease on every step of play but conceding, or (*kinds*) on the steps of
-    these kinds only."""
+    these kinds only; with *loops* (an escape measure's declared loops), as :func:`_loop_claim` says."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms = [ts.prop(e, {}, s) for e in ranking]
@@ -155,32 +164,117 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
     olds = term_array(t.vars)
     stays = z3.And(ts.domain(t), z3.Not(decrease))
+    # the claims a step must meet, tried in turn; the last, weakest, decides
+    if loops is None:
+        claims = [stays, z3.And(stays, goes_on)]  # a step into a state with no step of play may go up
+    else:
+        inside = ts.prop(loops, {}, s)
+        ends, why = _loop_ends(ses, invs)
+        if ends is None:
+            return None, why
+        claims = [z3.And(ts.domain(t), z3.Not(_loop_claim(ses, loops, ms, mt, decrease, goes_on, ends)))]
     sol = ses.solver()  # what every query shares; each pushes its own part on top
     sol.add(ts.domain(s), inv)
     for inst in falling:  # a query per rule instance, the successor substituted in
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
         values = [upd.get(k, s[k]) for k in range(len(layout.names))]  # (alive while the array is used)
         news = term_array(values)
-        for extra in ([], [goes_on]):  # a step into a state with no step of play may go up
-            answer, why = ses.pushed(sol, ts.guard(inst, s),
-                                     *[substitute(c, olds, news, len(t.vars)) for c in [stays, *extra]],
+        for claim in claims:
+            answer, why = ses.pushed(sol, ts.guard(inst, s), substitute(claim, olds, news, len(t.vars)),
                                      read=lambda m: layout.show(s.read(m)))
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
             who = "" if inst.actor is None else f" for P{inst.actor}"
-            if answer == z3.sat:
+            if answer == z3.sat and loops is None:
                 return False, f"the {what} does not decrease on rule {inst.rule.id}{who} from {why}"
+            if answer == z3.sat:
+                where, _ = ses.pushed(sol, ts.guard(inst, s), inside, substitute(claim, olds, news, len(t.vars)))
+                if where == z3.sat:
+                    return False, (f"in the loops declared, rule {inst.rule.id}{who} from {why} leaves them without "
+                                   f"lowering the {what}'s first component, or stays in them but changes a counter "
+                                   f"past the configuration's bounds, or lowers nothing where no loop rule can end "
+                                   f"the game")
+                return False, (f"the {what} does not decrease on rule {inst.rule.id}{who} from {why}, nor does "
+                               f"the step lead into the loops declared without raising its first component")
             return None, (f"Z3 could not decide whether the {what} decreases on rule "
                           f"{inst.rule.id}{who}: {why}")
     return True, (f"play always ends: its ranking measure is proved "
                   f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
 
 
-def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
+def _loop_ends(ses: Session, invs: Invariants) -> tuple[list[Any] | None, str]:
+    """Where a loop rule ends the game: for each loop rule that asks about no card, its guard in
+    a state on a mandatory loop (``mandatory_loop`` true there), where Z3 proves (from the proved
+    invariants) that it then leads to a state with no step of play. (None, why) if Z3 gives up."""
+    ts = ses.ts
+    s, _ = ts.templates()
+    play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
+    on_loop = (z3.Bool(f"mandatory_loop@{s.tag}", ts.ctx), z3.BoolVal(True, ts.ctx))  # its free Boolean in s
+    ends = []
+    for inst in ses.insts:
+        if not inst.rule.graph or graph_names(inst.rule.when) & set(CARD_GRAPH_NAMES):
+            continue
+        after = cast(Frame, ts.after(s, inst))  # (a frame of its own: written slots, else s's)
+        guard = z3.substitute(ts.guard(inst, s), on_loop)
+        sol = ses.solver()
+        sol.add(ts.domain(s), invs.hold(s), guard, z3.Or([ts.guard(i, after) for i in play] or
+                                                        [z3.BoolVal(False, ts.ctx)]))
+        answer = ses.check(sol)
+        if answer == z3.unknown:
+            return None, f"Z3 could not decide where rule {inst.rule.id} ends the game: {ses.gave_up(sol)}"
+        if answer == z3.unsat:
+            ends.append(guard)
+    return ends, ""
+
+
+def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease: Any, goes_on: Any,
+                ends: list[Any]) -> Any:
+    """What a mandatory step or pass from s to t must meet, for an escape measure (components
+    *ms* in s, *mt* in t; *decrease*: lexicographically lower in t) with declared loops L:
+
+    - it leads to a state with no step of play (*goes_on* false in t); or
+    - from outside L: it lowers the measure, or leads into L without raising its first component;
+    - from inside L: it lowers the first component (leaving L or not), or stays in L with the
+      first component unchanged, every integer counter it changes within the configuration's
+      bounds, and, unless a loop rule can end the game here (*ends*: :func:`_loop_ends`), the
+      measure lower.
+
+    Then the first component never goes up along mandatory steps and passes, so on any endless
+    run of them it is eventually constant: the run can no longer leave L, and outside L the rest
+    of the measure would fall for ever, so the run ends in L, among finitely many states (only
+    counters within the bounds change). It repeats one: a cycle of mandatory steps and passes, on
+    which the measure cannot fall all the way round, so some state of it is one where a loop rule
+    ends the game. From every state, then, steps that are not concessions lead to a state with no
+    step of play: every cycle of play can be left (``can_leave_cycle``)."""
+    ts, layout, config = ses.ts, ses.layout, ses.config
+    s, t = ts.templates()
+    inside_s, inside_t = ts.prop(loops, {}, s), ts.prop(loops, {}, t)
+    ending = z3.Or(ends) if ends else z3.BoolVal(False, ts.ctx)
+    bounded = []
+    for k, (name, kind) in enumerate(zip(layout.names, layout.types)):
+        var = name.split("[")[0]
+        if kind != "int" or layout.vocab.vars[var].fixed:
+            continue
+        if var in config.bounds:
+            lo, hi = config.bounds[var]
+            bounded.append(z3.Or(t[k] == s[k], z3.And(t[k] >= lo, t[k] <= hi)))
+        else:
+            bounded.append(t[k] == s[k])
+    first_s, first_t = ms[0], mt[0]
+    return z3.Or(z3.Not(goes_on),
+                 z3.If(inside_s,
+                       z3.Or(first_t < first_s,
+                             z3.And(inside_t, first_t == first_s, z3.Or(ending, decrease), *bounded)),
+                       z3.Or(decrease, z3.And(inside_t, first_t <= first_s))))
+
+
+def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops: Any = None
+                 ) -> tuple[bool | None, str]:
     """The escape measure (:meth:`Termination.escape`): wherever a step of play can be taken
     (from a state meeting the proved invariants), a mandatory step or a pass can; and the
-    measure, with the ranking's claims, on those steps alone. As :func:`ranking_holds`."""
+    measure, with the ranking's claims (or, with declared *loops*, :func:`_loop_claim`'s), on
+    those steps alone. As :func:`ranking_holds`."""
     ts, layout = ses.ts, ses.layout
     s, _ = ts.templates()
     start = time.perf_counter()
@@ -196,8 +290,12 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tu
                       f"goes on: {ses.gave_up(sol)}")
     if answer != z3.unsat:
         return False, f"only an optional action can be taken in {layout.show(s.read(sol.model()))}"
-    proved, how = ranking_holds(ses, invs, measure, kinds=LOOP_KINDS, what="escape measure")
+    proved, how = ranking_holds(ses, invs, measure, kinds=LOOP_KINDS, what="escape measure", loops=loops)
     if proved is not True:
         return proved, how
+    if loops is not None:
+        return True, (f"every cycle of play can be left, by mandatory steps and passes that lower its escape "
+                      f"measure or reach the loops declared, where a loop rule ends the game ({len(measure)} "
+                      f"component(s), {time.perf_counter() - start:.2f} s)")
     return True, (f"every cycle of play can be left and none is a mandatory loop: its escape measure is proved "
                   f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
