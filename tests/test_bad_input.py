@@ -767,15 +767,15 @@ def test_measure_naming_an_unknown_configuration(model_copy: Path, key: str, rig
                 f"did you mean '{hint}'")
 
 
-LOOPS_ESCAPE = 'escape = "duel"\nloops = """'  # loop-unrelated-option's escape measure and its loops
+LOOPS_ESCAPE = 'escape = "duel"\nloops = """\nphase in {priority'  # loop-unrelated-option's measure and loops
 
 
 @pytest.mark.parametrize("old, new, at, message", [
-    (LOOPS_ESCAPE, 'loops = """', 'loops = """',
+    (LOOPS_ESCAPE, 'loops = """\nphase in {priority', 'loops = """\nphase in {priority',
      "'loops' says where an escape measure's mandatory loops run: give the configuration an 'escape' measure too"),
-    (LOOPS_ESCAPE, LOOPS_ESCAPE + "mandatory_loop and ", 'loops = """',
+    (LOOPS_ESCAPE, LOOPS_ESCAPE.replace("phase in", "mandatory_loop and phase in"), 'loops = """\nmandatory_loop',
      "'mandatory_loop' asks about the play graph; it is allowed only in properties and the guards"),
-    ('+ pending[c]) <= 1"]', '+ pending[c])"]', 'lemmas = ["', "expected a bool expression, found int"),
+    ('+ pending[c]) <= 1"]', '+ pending[c])"]', 'lemmas = ["sum(', "expected a bool expression, found int"),
 ], ids=["loops-without-escape", "loops-reading-the-graph", "lemma-not-a-condition"])
 def test_declared_loops_and_lemmas_are_checked(model_copy: Path, old: str, new: str, at: str, message: str) -> None:
     """A configuration's loops and lemmas are conditions on a state, pointed at where wrong."""

@@ -20,14 +20,11 @@ def test_every_property_passes(model: Model, bundled_results: dict[str, CheckRes
     bad = {pid: (r.verdict.value, r.method) for pid, r in bundled_results.items() if not r.ok}
     assert not bad
     bounded = {pid for pid, r in bundled_results.items() if r.verdict is Verdict.BOUNDED}
-    assert bounded == {"optional-loops-escape"}  # a fact about the whole play graph: no proof past the bounds
-    scoped = {c.name for c in model.configs if c.bounds_scope}
-    for pid in bounded:
-        r = bundled_results[pid]
-        assert r.declared and "declare" in r.method and "no proof past them" in r.method
-        games = {(e.config, e.players) for e in r.results}
-        unsettled = {g for g in games if not any(_settled(e) for e in r.results if (e.config, e.players) == g)}
-        assert unsettled and {c for c, _ in unsettled} <= scoped
+    # every property holds past the bounds, on every game (test_every_holds_is_settled_on_every_game):
+    # optional-loops-escape, which exploration settles only within them, too, by Z3 (ranking and
+    # escape measures, declared loops, options nobody can take); a declared scope's "holds within
+    # bounds" is tested with the explicit engine alone (tests/test_cli.py)
+    assert not bounded, bounded
 
 
 def _settled(e: EngineResult) -> bool:

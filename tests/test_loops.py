@@ -303,9 +303,9 @@ LOOPED = [c.name for c in MODEL.configs if c.loops is not None]
 def test_the_bundled_escape_measures() -> None:
     """Which configurations give an escape measure (and none of them a ranking), and which of
     them declare where their mandatory loops run: a measure dropped or added shows here first."""
-    assert ESCAPED == ["duel", "effects", "loop-may", "loop-third-player", "extra-turns", "this-turn",
-                       "intervening-if", "lethal-damage", "infect"]
-    assert LOOPED == ["loop-unrelated-option"]
+    assert ESCAPED == ["duel", "effects", "card-statics", "loop-may", "loop-third-player", "extra-turns",
+                       "this-turn", "intervening-if", "lethal-damage", "infect"]
+    assert LOOPED == ["loop-unrelated-option", "loop-state-based"]
     assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED)
 
 
@@ -517,6 +517,20 @@ def test_wrong_declared_loops_are_refused(loops: str, lemmas: list[str] | None, 
     assert re.search(failure, sym.ranking_failure or ""), sym.ranking_failure
     result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
     assert result.verdict is Verdict.UNKNOWN, result.method
+
+
+@pytest.mark.parametrize("name", ["card-statics", "loop-state-based"])
+def test_a_lemma_the_escape_needs(name: str) -> None:
+    """A Lich's Mirror replaces its controller's loss at every check while the reason for it
+    stays: nothing in these games gives poison counters or commander damage, and their lemma says
+    so. Without it Z3 considers such a reason, the Mirror's player never leaves the check, and the
+    escape is refused (with the rule and state); with it, proved."""
+    config = MODEL.config(name)
+    assert config.lemmas and SymbolicChecker(MODEL, config, 3).escape() is not None
+    sym = SymbolicChecker(MODEL, replace(config, lemmas=()), 3)
+    assert sym.escape() is None
+    assert re.search(r"rule 104\.1 from phase=settle_sba .*would_lose=true", sym.ranking_failure or ""), \
+        sym.ranking_failure
 
 
 def test_a_wrong_escape_measure_is_not_proved() -> None:

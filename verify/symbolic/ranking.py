@@ -203,33 +203,36 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
                   f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
 
 
-def _loop_ends(ses: Session, invs: Invariants) -> tuple[list[Any] | None, str]:
+def _loop_ends(ses: Session, invs: Invariants) -> tuple[tuple[Any, Any] | None, str]:
     """Where a loop rule ends the game: for each loop rule that asks about no card, its guard in
     a state on a mandatory loop (``mandatory_loop`` true there), where Z3 proves (from the proved
-    invariants) that it then leads to a state with no step of play. (None, why) if Z3 gives up."""
+    invariants) that it then leads to a state with no step of play; as a condition on the state
+    a step leaves and on the one it leads to. (None, why) if Z3 gives up."""
     ts = ses.ts
-    s, _ = ts.templates()
+    s, t = ts.templates()
     play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
-    on_loop = (z3.Bool(f"mandatory_loop@{s.tag}", ts.ctx), z3.BoolVal(True, ts.ctx))  # its free Boolean in s
-    ends = []
+
+    def on_loop(f: Frame, inst: Any) -> Any:  # the guard with the frame's free Boolean true
+        return z3.substitute(ts.guard(inst, f), (z3.Bool(f"mandatory_loop@{f.tag}", ts.ctx), z3.BoolVal(True, ts.ctx)))
+    ends: list[Any] = []
     for inst in ses.insts:
         if not inst.rule.graph or graph_names(inst.rule.when) & set(CARD_GRAPH_NAMES):
             continue
         after = cast(Frame, ts.after(s, inst))  # (a frame of its own: written slots, else s's)
-        guard = z3.substitute(ts.guard(inst, s), on_loop)
         sol = ses.solver()
-        sol.add(ts.domain(s), invs.hold(s), guard, z3.Or([ts.guard(i, after) for i in play] or
-                                                        [z3.BoolVal(False, ts.ctx)]))
+        sol.add(ts.domain(s), invs.hold(s), on_loop(s, inst), z3.Or([ts.guard(i, after) for i in play] or
+                                                                  [z3.BoolVal(False, ts.ctx)]))
         answer = ses.check(sol)
         if answer == z3.unknown:
             return None, f"Z3 could not decide where rule {inst.rule.id} ends the game: {ses.gave_up(sol)}"
         if answer == z3.unsat:
-            ends.append(guard)
-    return ends, ""
+            ends.append(inst)
+    false = z3.BoolVal(False, ts.ctx)
+    return (z3.Or([on_loop(s, i) for i in ends] or [false]), z3.Or([on_loop(t, i) for i in ends] or [false])), ""
 
 
 def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease: Any, goes_on: Any,
-                ends: list[Any]) -> Any:
+                ends: tuple[Any, Any]) -> Any:
     """What a mandatory step or pass from s to t must meet, for an escape measure (components
     *ms* in s, *mt* in t; *decrease*: lexicographically lower in t) with declared loops L:
 
@@ -237,20 +240,20 @@ def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease
     - from outside L: it lowers the measure, or leads into L without raising its first component;
     - from inside L: it lowers the first component (leaving L or not), or stays in L with the
       first component unchanged, every integer counter it changes within the configuration's
-      bounds, and, unless a loop rule can end the game here (*ends*: :func:`_loop_ends`), the
-      measure lower.
+      bounds, and, unless a loop rule can end the game where it starts or where it leads (*ends*:
+      :func:`_loop_ends`), the measure lower.
 
     Then the first component never goes up along mandatory steps and passes, so on any endless
     run of them it is eventually constant: the run can no longer leave L, and outside L the rest
     of the measure would fall for ever, so the run ends in L, among finitely many states (only
     counters within the bounds change). It repeats one: a cycle of mandatory steps and passes, on
     which the measure cannot fall all the way round, so some state of it is one where a loop rule
-    ends the game. From every state, then, steps that are not concessions lead to a state with no
+    ends the game (a step that does not lower it starts or ends at one). From every state, then, steps that are not concessions lead to a state with no
     step of play: every cycle of play can be left (``can_leave_cycle``)."""
     ts, layout, config = ses.ts, ses.layout, ses.config
     s, t = ts.templates()
     inside_s, inside_t = ts.prop(loops, {}, s), ts.prop(loops, {}, t)
-    ending = z3.Or(ends) if ends else z3.BoolVal(False, ts.ctx)
+    ending = z3.Or(ends)  # a loop rule ends the game where the step starts, or where it leads
     bounded = []
     for k, (name, kind) in enumerate(zip(layout.names, layout.types)):
         var = name.split("[")[0]
