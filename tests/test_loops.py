@@ -296,17 +296,20 @@ def test_a_wrong_ranking_is_not_proved() -> None:
     assert result.verdict is Verdict.UNKNOWN and "the ranking measure does not decrease on rule" in result.method
 
 
-ESCAPED = [c.name for c in MODEL.configs if c.escape and c.loops is None]
+INVOLVED = ["range-of-influence-loop"]  # an escape measure for the cards its mandatory loops involve
+ESCAPED = [c.name for c in MODEL.configs if c.escape and c.loops is None and c.name not in INVOLVED]
 LOOPED = [c.name for c in MODEL.configs if c.loops is not None]
 
 
 def test_the_bundled_escape_measures() -> None:
-    """Which configurations give an escape measure (and none of them a ranking), and which of
-    them declare where their mandatory loops run: a measure dropped or added shows here first."""
+    """Which configurations give an escape measure (and none of them a ranking), which of them
+    declare where their mandatory loops run, and which use it to show the cards their loops
+    involve: a measure dropped or added shows here first."""
     assert ESCAPED == ["duel", "effects", "card-statics", "loop-may", "loop-third-player", "extra-turns",
                        "this-turn", "intervening-if", "lethal-damage", "infect"]
     assert LOOPED == ["loop-unrelated-option", "loop-state-based"]
-    assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED)
+    assert all(MODEL.config(name).escape and MODEL.config(name).loops is None for name in INVOLVED)
+    assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED + INVOLVED)
 
 
 @pytest.mark.parametrize("name", ESCAPED)
@@ -531,6 +534,35 @@ def test_a_lemma_the_escape_needs(name: str) -> None:
     assert sym.escape() is None
     assert re.search(r"rule 104\.1 from phase=settle_sba .*would_lose=true", sym.ranking_failure or ""), \
         sym.ranking_failure
+
+
+def test_every_mandatory_loop_involves_a_card_of_a_player_in_the_game() -> None:
+    """With limited range of influence a loop's draw takes the players in range of those who
+    control a card in it (801.16). In range-of-influence-loop the duel's escape measure falls on
+    every mandatory step and pass but the steps of a card whose controller is in the game, and
+    nobody comes back into the game: Z3 proves that every mandatory loop involves such a card, so
+    mandatory-loops-draw holds at counts nobody explores. The explored game (5 players) agrees:
+    each state on a mandatory loop has a card involved whose controller is in the game."""
+    config = MODEL.config("range-of-influence-loop")
+    for n in (3, 4):
+        sym = SymbolicChecker(MODEL, config, n)
+        assert "every mandatory loop involves a card whose controller is in the game" in (sym.involved() or "")
+        result = sym.check(MODEL.property("mandatory-loops-draw"), witness=False, search=False)
+        assert result.verdict is Verdict.HOLDS and "involves a card" in result.method, result.method
+    g = _graph("range-of-influence-loop", 5)
+    assert g.oracle is not None and isinstance(g.oracle, PlayGraph)
+    lay, playing = g.layout, g.layout.codes["playing"]
+    loops = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
+    assert loops and all(any(g.oracle.involves(c, s) and s[lay.slot("status", s[lay.slot("controller") + c])] == playing
+                                 for c in range(lay.k)) for s in loops)
+    # the phase order alone is no measure: the steps between the loop's cards do not lower it
+    wrong = replace(config, escape=MODEL.config("multiplayer").ranking[1:])
+    sym = SymbolicChecker(MODEL, wrong, 3)
+    assert sym.involved() is None
+    assert re.match(r"the escape measure does not decrease on rule [0-9.]+\S*( for P\d)? from phase=",
+                    sym._termination.involve_failure or ""), sym._termination.involve_failure
+    result = sym.check(MODEL.property("mandatory-loops-draw"), witness=False, search=False)
+    assert result.verdict is Verdict.UNKNOWN, result.method
 
 
 def test_a_wrong_escape_measure_is_not_proved() -> None:

@@ -74,6 +74,11 @@ class SymbolicChecker:
         mandatory loop), or None (and always None where a ranking or escape measure is proved)."""
         return self._termination.inert()
 
+    def involved(self) -> str | None:
+        """How Z3 shows that every mandatory loop involves a card whose controller is in the game,
+        or None (and always None where a ranking or an escape measure without loops is proved)."""
+        return self._termination.involved()
+
     @property
     def ranking_failure(self) -> str | None:
         """Where the configuration's ranking (and escape) measure fails, when tried and failed."""
@@ -211,6 +216,7 @@ class SymbolicChecker:
             self.termination()  # first: the invariants depend on its outcome (and the escape's)
             self.escape()
             self.inert()
+            self.involved()
         if prop.kind == "state":
             proof = self.invariants().get(prop.id)
             if proof is None and not property_graph_names(prop):
@@ -294,7 +300,7 @@ class SymbolicChecker:
                         f"of {len(trace.steps)} ({scope})", trace, None)
             why = f"({reason})" if reason else f"within {ses.lasso_depth} steps"
             return Verdict.UNKNOWN, f"not proved; no violating lasso {why} ({scope})", None, None
-        ends = self.termination() or self.escape() or self.inert()
+        ends = "; ".join(filter(None, [self.termination() or self.escape(), self.inert(), self.involved()]))
         proof += f" ({ends})" if ends else " (for every play graph)"
         if vacuity and premise_unreachable(ses, self._invariants, prop):
             return Verdict.VACUOUS, (f"{proof}, but the premise is unreachable: no state satisfying the "

@@ -14,6 +14,7 @@ import z3
 
 from verify.explicit.evaluate import Instance
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
+from verify.language.parser import parse_expr
 from verify.language.walker import Walker
 from verify.model.state import Layout, State, is_initial, slot_choices
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_KINDS, PLAY_KINDS, Config, Model, property_graph_names
@@ -57,6 +58,9 @@ class Frame:
             val = model.evaluate(v, model_completion=True)
             out.append(z3.is_true(val) if t == "bool" else val.as_long())
         return tuple(out)
+
+
+_IN_GAME_INVOLVED = parse_expr("any(c in cards: loop_involves(c) and status[controller[c]] == playing)")
 
 
 def card_graph_name(name: str, card: int) -> str:
@@ -309,6 +313,7 @@ class TransitionSystem:
         self.escapes = False  # set once an escape measure is: no mandatory loop, every cycle can be left
         self.inert = False  # set once no optional action is proved ever to be enabled
         self.leaves = False  # set once an escape measure with loops is: every cycle of play can be left
+        self.involving = False  # set once every mandatory loop is proved to involve a card of a player in the game
         self.optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -347,7 +352,8 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert, self.leaves), (s,),
+        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert, self.leaves, self.involving),
+                       (s,),
                        make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
@@ -425,8 +431,10 @@ class TransitionSystem:
         forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
         # a proved escape measure with loops: play can leave every cycle (mandatory loops included)
         left = [self.graph_name("can_leave_cycle", s)] if self.leaves else []
+        # proved: a mandatory loop involves a card whose controller is in the game
+        cards = [z3.Implies(loop, self.prop(_IN_GAME_INVOLVED, {}, s))] if self.involving else []
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
-                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *involved)
+                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *cards, *involved)
 
     def card_graph_names(self) -> list[str]:
         """The free Booleans of the graph names about one card: 'loop_involves[0]', ..."""

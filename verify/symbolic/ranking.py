@@ -10,6 +10,7 @@ from typing import Any, Callable, cast
 
 import z3
 
+from verify.language.parser import parse_expr
 from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.encode import Frame
@@ -30,6 +31,8 @@ class Termination:
         self._escape: str | None = None
         self.escape_failure: str | None = None  # the same for the escape measure
         self._inert: str | None = None
+        self._involved: str | None = None
+        self.involve_failure: str | None = None  # why the involvement of cards in loops was not proved
 
     def prove(self) -> str | None:
         """Prove the configuration's ranking measure, once: every step of play but conceding,
@@ -135,14 +138,46 @@ class Termination:
                        f"({time.perf_counter() - start:.2f} s)")
         return self._inert
 
+    def involved(self) -> str | None:
+        """Prove, once, where the configuration's escape measure does not show that no state is on
+        a mandatory loop, that every mandatory loop involves a card whose controller is in the
+        game (:func:`involvement_holds`). Returns how, or None (``involve_failure`` says why).
+
+        Then the transition system says so (a state on a mandatory loop has a card involved in
+        it whose controller is in the game), and the invariants are proved again with it. Sound
+        as for :meth:`inert`: the invariants that show it were proved without it."""
+        if self._involved is not None:
+            return self._involved or None
+        self._involved = ""
+        ses, ts = self.session, self.session.ts
+        measure = ses.config.escape
+        ranged = ses.config.init.get("limited_range")
+        if not measure or not ses.layout.k or ranged is None or True not in ranged.explicit() or self.prove() is not None:
+            return None  # (only with limited range of influence does a loop's draw ask which cards it involves)
+        self.escape()
+        if ts.escapes:  # no mandatory loop at all
+            return None
+        self.inert()  # (a fact of its own: the invariants below may use it)
+        with ses.apart():
+            proved, how = involvement_holds(ses, self.invariants, measure)
+        if proved is not True:
+            self.involve_failure = how
+            return None
+        ts.involving = True
+        self.invariants.forget()
+        self._involved = how
+        return how
+
 
 def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
                   kinds: tuple[str, ...] | None = None, what: str = "ranking measure",
-                  loops: Any = None) -> tuple[bool | None, str]:
+                  loops: Any = None, excused: Callable[[Any], Any] | None = None) -> tuple[bool | None, str]:
     """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
     (None, which query Z3 could not decide and why: a budget, never a failure of the measure).
     The measure must decrease on every step of play but conceding, or (*kinds*) on the steps of
-    these kinds only; with *loops* (an escape measure's declared loops), as :func:`_loop_claim` says."""
+    these kinds only; with *loops* (an escape measure's declared loops), as :func:`_loop_claim` says;
+    *excused* (a rule instance -> a condition on the state it steps from, or None) lets a step
+    from a state meeting that condition do as it likes."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms = [ts.prop(e, {}, s) for e in ranking]
@@ -179,8 +214,10 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
         values = [upd.get(k, s[k]) for k in range(len(layout.names))]  # (alive while the array is used)
         news = term_array(values)
+        excuse = excused(inst) if excused is not None else None
+        unexcused = [] if excuse is None else [z3.Not(excuse)]
         for claim in claims:
-            answer, why = ses.pushed(sol, ts.guard(inst, s), substitute(claim, olds, news, len(t.vars)),
+            answer, why = ses.pushed(sol, ts.guard(inst, s), *unexcused, substitute(claim, olds, news, len(t.vars)),
                                      read=lambda m: layout.show(s.read(m)))
             if answer == z3.unsat:
                 break
@@ -270,6 +307,41 @@ def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease
                        z3.Or(first_t < first_s,
                              z3.And(inside_t, first_t == first_s, z3.Or(ending, decrease), *bounded)),
                        z3.Or(decrease, z3.And(inside_t, first_t <= first_s))))
+
+
+def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
+    """Every mandatory loop involves a card whose controller is in the game (801.16: a step of
+    the loop is one of that card's, and ``loop_involves`` holds of it): no step brings a player
+    back into the game, and the measure stays >= 0 and decreases on every mandatory step and
+    pass (or leads to a state with no step of play) but a step of a card whose controller is in
+    the game. Then every cycle of mandatory steps and passes has such a step, its card is
+    involved in the loop, and the controller, whose status no step of the cycle can change
+    for good, is in the game at each of its states. As :func:`ranking_holds`."""
+    ts, layout = ses.ts, ses.layout
+    s, _ = ts.templates()
+    start = time.perf_counter()
+    playing = layout.codes["playing"]
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s))
+    for inst in ses.insts:  # a player who has left never comes back
+        upd = ts.enc.update(inst.rule.then, inst.env(), s)
+        back = [z3.And(s[k] != playing, upd[k] == playing)
+                for k in (layout.slot("status", q) for q in range(layout.n)) if k in upd]
+        if not back:
+            continue
+        answer, why = ses.pushed(sol, ts.guard(inst, s), z3.Or(back), read=lambda m: layout.show(s.read(m)))
+        if answer == z3.unknown:
+            return None, f"Z3 could not decide whether rule {inst.rule.id} brings a player back: {why}"
+        if answer == z3.sat:
+            return False, f"rule {inst.rule.id} brings a player back into the game from {why}"
+    in_game = parse_expr("status[controller[c]] == playing")
+    proved, how = ranking_holds(ses, invs, measure, kinds=LOOP_KINDS, what="escape measure",
+                                excused=lambda i: None if i.card is None else ts.prop(in_game, {"c": i.card}, s))
+    if proved is not True:
+        return proved, how
+    return True, (f"every mandatory loop involves a card whose controller is in the game: its escape measure "
+                  f"decreases on every other mandatory step and pass ({len(measure)} component(s), "
+                  f"{time.perf_counter() - start:.2f} s)")
 
 
 def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops: Any = None
