@@ -431,10 +431,23 @@ class TransitionSystem:
         forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
         # a proved escape measure with loops: play can leave every cycle (mandatory loops included)
         left = [self.graph_name("can_leave_cycle", s)] if self.leaves else []
-        # proved: a mandatory loop involves a card whose controller is in the game
-        cards = [z3.Implies(loop, self.prop(_IN_GAME_INVOLVED, {}, s))] if self.involving else []
+        # proved: a mandatory loop involves a card whose controller is in the game, and nobody comes
+        # back into the game, so a state on a mandatory loop has a mandatory step or pass (the next
+        # one round the loop) that changes no player's status
+        cards = [z3.Implies(loop, z3.And(self.prop(_IN_GAME_INVOLVED, {}, s), self._status_kept(s)))
+                 ] if self.involving else []
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *cards, *involved)
+
+    def _status_kept(self, s: Frame) -> Any:
+        """Some mandatory step or pass can be taken in *s* that leaves every player's status as it is."""
+        status = [self.layout.slot("status", q) for q in range(self.layout.n)]
+        keeps = []
+        for inst in self.insts:
+            if not inst.rule.graph and inst.rule.kind in LOOP_KINDS:
+                after = self.after(s, inst)
+                keeps.append(z3.And(self.guard(inst, s), *[after[k] == s[k] for k in status if k in after.upd]))
+        return z3.Or(keeps) if keeps else z3.BoolVal(False, self.ctx)
 
     def card_graph_names(self) -> list[str]:
         """The free Booleans of the graph names about one card: 'loop_involves[0]', ..."""

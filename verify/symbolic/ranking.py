@@ -144,8 +144,10 @@ class Termination:
         game (:func:`involvement_holds`). Returns how, or None (``involve_failure`` says why).
 
         Then the transition system says so (a state on a mandatory loop has a card involved in
-        it whose controller is in the game), and the invariants are proved again with it. Sound
-        as for :meth:`inert`: the invariants that show it were proved without it."""
+        it whose controller is in the game, and, since no status comes back to playing, every
+        state of a loop has the same statuses: some mandatory step or pass from it, the next one
+        round the loop, changes none), and the invariants are proved again with it. Sound as for
+        :meth:`inert`: the invariants that show it were proved without it."""
         if self._involved is not None:
             return self._involved or None
         self._involved = ""
