@@ -539,15 +539,16 @@ def test_a_lemma_the_escape_needs(name: str) -> None:
 def test_every_mandatory_loop_involves_a_card_of_a_player_in_the_game() -> None:
     """With limited range of influence a loop's draw takes the players in range of those who
     control a card in it (801.16). In range-of-influence-loop the duel's escape measure falls on
-    every mandatory step and pass but the steps of a card whose controller is in the game, and
-    nobody comes back into the game: Z3 proves that every mandatory loop involves such a card, and
-    that a state on one has a mandatory step or pass that changes nobody's status (the next one
-    round the loop), so mandatory-loops-draw and loop-draw-reach hold at counts nobody explores.
-    The explored game (5 players) agrees on each state on a mandatory loop."""
+    every mandatory step and pass but the steps of a card in play whose controller is in the game,
+    and nobody comes back into the game nor a card into play: Z3 proves that every mandatory loop
+    involves such a card, and that a state on one has a mandatory step or pass that changes
+    nobody's status (the next one round the loop), so mandatory-loops-draw and loop-draw-reach
+    hold at counts nobody explores. The explored game (5 players) agrees on each state on a
+    mandatory loop."""
     config = MODEL.config("range-of-influence-loop")
     for n in (3, 4):
         sym = SymbolicChecker(MODEL, config, n)
-        assert "every mandatory loop involves a card whose controller is in the game" in (sym.involved() or "")
+        assert "every mandatory loop involves a card in play whose controller is in the game" in (sym.involved() or "")
         for pid in ("mandatory-loops-draw", "loop-draw-reach"):
             result = sym.check(MODEL.property(pid), witness=False, search=False)
             assert result.verdict is Verdict.HOLDS and "involves a card" in result.method, (pid, result.method)
@@ -556,8 +557,9 @@ def test_every_mandatory_loop_involves_a_card_of_a_player_in_the_game() -> None:
     lay, playing = g.layout, g.layout.codes["playing"]
     status = [lay.slot("status", q) for q in range(lay.n)]
     loops = {g.node_of(s): s for s in g.states if g.oracle.holds("mandatory_loop", s)}
-    assert loops and all(any(g.oracle.involves(c, s) and s[lay.slot("status", s[lay.slot("controller") + c])] == playing
-                                 for c in range(lay.k)) for s in loops.values())
+    assert loops and all(any(g.oracle.involves(c, s) and s[lay.slot("in_play") + c]
+                             and s[lay.slot("status", s[lay.slot("controller") + c])] == playing
+                             for c in range(lay.k)) for s in loops.values())
     kept = {a for a, b, k in g.edges() if a in loops and g.instances[k].rule.kind in LOOP_KINDS
             and not g.instances[k].rule.graph and all(g.states[b][i] == loops[a][i] for i in status)}
     assert kept == set(loops)

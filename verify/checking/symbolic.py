@@ -75,7 +75,7 @@ class SymbolicChecker:
         return self._termination.inert()
 
     def involved(self) -> str | None:
-        """How Z3 shows that every mandatory loop involves a card whose controller is in the game,
+        """How Z3 shows that every mandatory loop involves a card in play whose controller is in the game,
         or None (and always None where a ranking or an escape measure without loops is proved)."""
         return self._termination.involved()
 

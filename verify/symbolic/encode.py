@@ -60,7 +60,7 @@ class Frame:
         return tuple(out)
 
 
-_IN_GAME_INVOLVED = parse_expr("any(c in cards: loop_involves(c) and status[controller[c]] == playing)")
+_IN_GAME_INVOLVED = parse_expr("any(c in cards: loop_involves(c) and in_play[c] and status[controller[c]] == playing)")
 
 
 def card_graph_name(name: str, card: int) -> str:
@@ -431,7 +431,7 @@ class TransitionSystem:
         forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
         # a proved escape measure with loops: play can leave every cycle (mandatory loops included)
         left = [self.graph_name("can_leave_cycle", s)] if self.leaves else []
-        # proved: a mandatory loop involves a card whose controller is in the game, and nobody comes
+        # proved: a mandatory loop involves a card in play whose controller is in the game, and nobody comes
         # back into the game, so a state on a mandatory loop has a mandatory step or pass (the next
         # one round the loop) that changes no player's status
         cards = [z3.Implies(loop, z3.And(self.prop(_IN_GAME_INVOLVED, {}, s), self._status_kept(s)))

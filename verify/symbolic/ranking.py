@@ -140,11 +140,11 @@ class Termination:
 
     def involved(self) -> str | None:
         """Prove, once, where the configuration's escape measure does not show that no state is on
-        a mandatory loop, that every mandatory loop involves a card whose controller is in the
+        a mandatory loop, that every mandatory loop involves a card in play whose controller is in the
         game (:func:`involvement_holds`). Returns how, or None (``involve_failure`` says why).
 
-        Then the transition system says so (a state on a mandatory loop has a card involved in
-        it whose controller is in the game, and, since no status comes back to playing, every
+        Then the transition system says so (a state on a mandatory loop has a card in play
+        involved in it whose controller is in the game, and, since no status comes back to playing, every
         state of a loop has the same statuses: some mandatory step or pass from it, the next one
         round the loop, changes none), and the invariants are proved again with it. Sound as for
         :meth:`inert`: the invariants that show it were proved without it."""
@@ -312,37 +312,40 @@ def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease
 
 
 def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
-    """Every mandatory loop involves a card whose controller is in the game (801.16: a step of
-    the loop is one of that card's, and ``loop_involves`` holds of it): no step brings a player
-    back into the game, and the measure stays >= 0 and decreases on every mandatory step and
-    pass (or leads to a state with no step of play) but a step of a card whose controller is in
-    the game. Then every cycle of mandatory steps and passes has such a step, its card is
-    involved in the loop, and the controller, whose status no step of the cycle can change
-    for good, is in the game at each of its states. As :func:`ranking_holds`."""
+    """Every mandatory loop involves a card in play whose controller is in the game (801.16: a
+    step of the loop is one of that card's, and ``loop_involves`` holds of it): no step brings a
+    player back into the game or a card back into play, and the measure stays >= 0 and decreases
+    on every mandatory step and pass (or leads to a state with no step of play) but a step of a
+    card in play whose controller is in the game. Then every cycle of mandatory steps and passes
+    has such a step, its card is involved in the loop, and the card's place and its controller's
+    status, which no step of the cycle can change for good, are the same at each of its states.
+    As :func:`ranking_holds`."""
     ts, layout = ses.ts, ses.layout
     s, _ = ts.templates()
     start = time.perf_counter()
     playing = layout.codes["playing"]
+    status = [layout.slot("status", q) for q in range(layout.n)]
+    in_play = [layout.slot("in_play", c) for c in range(layout.k)]
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s))
-    for inst in ses.insts:  # a player who has left never comes back
+    for inst in ses.insts:  # a player who has left never comes back, nor a card that has left play
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        back = [z3.And(s[k] != playing, upd[k] == playing)
-                for k in (layout.slot("status", q) for q in range(layout.n)) if k in upd]
+        back = ([z3.And(s[k] != playing, upd[k] == playing) for k in status if k in upd]
+                + [z3.And(z3.Not(s[k]), upd[k]) for k in in_play if k in upd])
         if not back:
             continue
         answer, why = ses.pushed(sol, ts.guard(inst, s), z3.Or(back), read=lambda m: layout.show(s.read(m)))
         if answer == z3.unknown:
-            return None, f"Z3 could not decide whether rule {inst.rule.id} brings a player back: {why}"
+            return None, f"Z3 could not decide whether rule {inst.rule.id} brings a player or a card back: {why}"
         if answer == z3.sat:
-            return False, f"rule {inst.rule.id} brings a player back into the game from {why}"
-    in_game = parse_expr("status[controller[c]] == playing")
+            return False, f"rule {inst.rule.id} brings a player back into the game or a card back into play from {why}"
+    in_game = parse_expr("in_play[c] and status[controller[c]] == playing")
     proved, how = ranking_holds(ses, invs, measure, kinds=LOOP_KINDS, what="escape measure",
                                 excused=lambda i: None if i.card is None else ts.prop(in_game, {"c": i.card}, s))
     if proved is not True:
         return proved, how
-    return True, (f"every mandatory loop involves a card whose controller is in the game: its escape measure "
-                  f"decreases on every other mandatory step and pass ({len(measure)} component(s), "
+    return True, (f"every mandatory loop involves a card in play whose controller is in the game: its escape "
+                  f"measure decreases on every other mandatory step and pass ({len(measure)} component(s), "
                   f"{time.perf_counter() - start:.2f} s)")
 
 
