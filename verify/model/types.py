@@ -197,7 +197,7 @@ class Config:
     # Where this configuration's mandatory loops run (a boolean expression over a state), for an
     # escape measure that cannot decrease in them: Z3 proves that play can always leave a cycle,
     # by mandatory steps and passes that lower the measure or reach these loops, where the loop
-    # rule ends the game (verify.symbolic.ranking.loop_escape_holds says exactly what).
+    # rule ends the game (verify.symbolic.ranking._loop_claim says exactly what).
     loops: Expr | None = None
 
     def takes(self, n: int) -> bool:

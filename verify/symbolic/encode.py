@@ -352,9 +352,8 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        return _cached(self._domains, (id(s), graph, fixed, mins, self.acyclic, self.escapes, self.inert, self.leaves, self.involving),
-                       (s,),
-                       make)
+        facts = (self.acyclic, self.escapes, self.inert, self.leaves, self.involving)
+        return _cached(self._domains, (id(s), graph, fixed, mins, facts), (s,), make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
         lay, cs = self.layout, []
@@ -431,9 +430,9 @@ class TransitionSystem:
         forced = [] if self.optional and not self.inert else [z3.Implies(cyc, loop)]
         # a proved escape measure with loops: play can leave every cycle (mandatory loops included)
         left = [self.graph_name("can_leave_cycle", s)] if self.leaves else []
-        # proved: a mandatory loop involves a card in play whose controller is in the game, and nobody comes
-        # back into the game, so a state on a mandatory loop has a mandatory step or pass (the next
-        # one round the loop) that changes no player's status
+        # proved: a mandatory loop involves a card in play whose controller is in the game, and
+        # nobody comes back into the game, so a state on a mandatory loop has a mandatory step or
+        # pass (the next one round the loop) that changes no player's status
         cards = [z3.Implies(loop, z3.And(self.prop(_IN_GAME_INVOLVED, {}, s), self._status_kept(s)))
                  ] if self.involving else []
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),

@@ -1,8 +1,10 @@
 """Ranking: a configuration's measure proved to decrease on every step of play, so play always
 ends, no state is on a cycle, and the graph names are known to be false. Escape: a measure proved
 to decrease on every mandatory step and pass, where one can always be taken while play goes on, so
-no state is on a mandatory loop and every cycle of play can be left. Inert options: no optional
-action can ever be taken, so every cycle of play is a mandatory loop."""
+no state is on a mandatory loop and every cycle of play can be left; with the mandatory loops a
+configuration declares, every cycle of play can be left (some through a loop rule). Inert
+options: no optional action can ever be taken, so every cycle of play is a mandatory loop.
+Involvement: every mandatory loop involves a card in play whose controller is in the game."""
 from __future__ import annotations
 
 import time
@@ -140,22 +142,26 @@ class Termination:
 
     def involved(self) -> str | None:
         """Prove, once, where the configuration's escape measure does not show that no state is on
-        a mandatory loop, that every mandatory loop involves a card in play whose controller is in the
-        game (:func:`involvement_holds`). Returns how, or None (``involve_failure`` says why).
+        a mandatory loop, that every mandatory loop involves a card in play whose controller is in
+        the game (:func:`involvement_holds`). Returns how, or None (``involve_failure`` says why).
 
         Then the transition system says so (a state on a mandatory loop has a card in play
-        involved in it whose controller is in the game, and, since no status comes back to playing, every
-        state of a loop has the same statuses: some mandatory step or pass from it, the next one
-        round the loop, changes none), and the invariants are proved again with it. Sound as for
-        :meth:`inert`: the invariants that show it were proved without it."""
+        involved in it whose controller is in the game, and, since no status comes back to
+        playing, every state of a loop has the same statuses: some mandatory step or pass from it,
+        the next one round the loop, changes none), and the invariants are proved again with it.
+        Sound as for :meth:`inert`: the invariants that show it were proved without it (or with
+        facts already shown)."""
         if self._involved is not None:
             return self._involved or None
         self._involved = ""
         ses, ts = self.session, self.session.ts
         measure = ses.config.escape
         ranged = ses.config.init.get("limited_range")
-        if not measure or not ses.layout.k or ranged is None or True not in ranged.explicit() or self.prove() is not None:
-            return None  # (only with limited range of influence does a loop's draw ask which cards it involves)
+        # (only with limited range of influence does a loop's draw ask which cards it involves)
+        if not measure or not ses.layout.k or ranged is None or True not in ranged.explicit():
+            return None
+        if self.prove() is not None:
+            return None
         self.escape()
         if ts.escapes:  # no mandatory loop at all
             return None
@@ -287,8 +293,10 @@ def _loop_claim(ses: Session, loops: Any, ms: list[Any], mt: list[Any], decrease
     of the measure would fall for ever, so the run ends in L, among finitely many states (only
     counters within the bounds change). It repeats one: a cycle of mandatory steps and passes, on
     which the measure cannot fall all the way round, so some state of it is one where a loop rule
-    ends the game (a step that does not lower it starts or ends at one). From every state, then, steps that are not concessions lead to a state with no
-    step of play: every cycle of play can be left (``can_leave_cycle``)."""
+    ends the game (a step that does not lower it starts or ends at one), and the loop rule fires
+    there, the state being on a mandatory loop. From every state, then, steps that are not
+    concessions lead to a state with no step of play: every cycle of play can be left
+    (``can_leave_cycle``)."""
     ts, layout, config = ses.ts, ses.layout, ses.config
     s, t = ts.templates()
     inside_s, inside_t = ts.prop(loops, {}, s), ts.prop(loops, {}, t)
