@@ -81,8 +81,11 @@ class SymbolicChecker:
 
     @property
     def ranking_failure(self) -> str | None:
-        """Where the configuration's ranking (and escape) measure fails, when tried and failed."""
-        failed = [f for f in (self._termination.failure, self._termination.escape_failure) if f]
+        """Where the configuration's ranking (and escape) measure fails, when tried and failed
+        (and where its escape measure does not show the cards a loop involves)."""
+        term = self._termination
+        involve = term.involve_failure and f"the cards a mandatory loop involves: {term.involve_failure}"
+        failed = [f for f in (term.failure, term.escape_failure, involve) if f]
         return "; ".join(failed) or None
 
     # -- traces -------------------------------------------------------------------------------
