@@ -350,10 +350,10 @@ def test_what_the_escape_measures_claim_is_true_of_the_explored_games() -> None:
 @pytest.mark.parametrize("name", ["loop-pair", "loop-unrelated-option"])
 def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -> None:
     """Declared on a configuration whose explored game has a mandatory loop (its triggers go round
-    forever), the duel's measure alone (no loops declared) does not decrease on the trigger that goes round: the escape
-    is not proved, and optional-loops-escape is left unknown at a count nobody explored where an
-    optional action can be taken (Banisher's); loop-pair's cycles are mandatory loops all the
-    same, since nobody there can take one."""
+    forever), the duel's measure alone (no loops declared) does not decrease on the trigger that
+    goes round: the escape is not proved, and optional-loops-escape is left unknown at a count
+    nobody explored where an optional action can be taken (Banisher's); loop-pair's cycles are
+    mandatory loops all the same, since nobody there can take one."""
     config = replace(MODEL.config(name), escape=MODEL.config("duel").escape, loops=None)
     g = _graph(name, 2)
     assert g.oracle is not None and any(g.oracle.holds("mandatory_loop", s) for s in g.states)
@@ -465,7 +465,8 @@ def test_declared_loops_settle_optional_loops_at_counts_not_explored(name: str) 
     for n in [k for k in (3, 4, 5) if not config.explores(k)][:2]:
         sym = SymbolicChecker(MODEL, config, n)
         assert sym.termination() is None and sym.inert() is None
-        assert "reach the loops declared, where a loop rule ends the game" in (sym.escape() or ""), sym.ranking_failure
+        how = sym.escape() or ""
+        assert "reach the loops declared, where a loop rule ends the game" in how, sym.ranking_failure
         result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
         assert result.verdict is Verdict.HOLDS and "reach the loops declared" in result.method, result.method
 
@@ -548,7 +549,8 @@ def test_every_mandatory_loop_involves_a_card_of_a_player_in_the_game() -> None:
     config = MODEL.config("range-of-influence-loop")
     for n in (3, 4):
         sym = SymbolicChecker(MODEL, config, n)
-        assert "every mandatory loop involves a card in play whose controller is in the game" in (sym.involved() or "")
+        how = sym.involved() or ""
+        assert "every mandatory loop involves a card in play whose controller is in the game" in how
         for pid in ("mandatory-loops-draw", "loop-draw-reach"):
             result = sym.check(MODEL.property(pid), witness=False, search=False)
             assert result.verdict is Verdict.HOLDS and "involves a card" in result.method, (pid, result.method)
