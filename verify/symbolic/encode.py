@@ -314,7 +314,7 @@ class TransitionSystem:
         self.inert = False  # set once no optional action is proved ever to be enabled
         self.leaves = False  # set once an escape measure with loops is: every cycle of play can be left
         self.involving = False  # set once every mandatory loop is proved to involve a card of a player in the game
-        self.optional = [i for i in insts if i.rule.kind == "optional" and not i.rule.graph]  # optional actions
+        self.optional = self.steps(("optional",))  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
     def frame(self, tag: str) -> Frame:
@@ -413,10 +413,8 @@ class TransitionSystem:
     def graph_axioms(self, s: Frame) -> Any:
         """What holds of the graph names in every play graph: a state on a mandatory loop is on
         a cycle, and a state on a cycle has a successor of the cycle's kind."""
-        def onward(kinds: tuple[str, ...]) -> Any:
-            """Some step of these kinds can be taken (a state on a cycle has a successor on it)."""
-            out = [self.guard(i, s) for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
-            return z3.Or(out) if out else z3.BoolVal(False, self.ctx)
+        def onward(kinds: tuple[str, ...]) -> Any:  # (a state on a cycle has a successor on it)
+            return self.can_step(s, kinds)
         loop, cyc = self.graph_name("mandatory_loop", s), self.graph_name("in_cycle", s)
         # a card is involved only in the mandatory loop the state is on
         involved = [z3.Implies(self.graph_name(name, s), loop) for name in self.card_graph_names()]
@@ -438,14 +436,23 @@ class TransitionSystem:
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
                       z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *cards, *involved)
 
+    def steps(self, kinds: tuple[str, ...] = PLAY_KINDS) -> list[Instance]:
+        """The instances of the rules of these kinds that do not ask about the play graph (by
+        default every step of play but conceding)."""
+        return [i for i in self.insts if not i.rule.graph and i.rule.kind in kinds]
+
+    def can_step(self, s: Any, kinds: tuple[str, ...] = PLAY_KINDS) -> Any:
+        """Some step of these kinds (:meth:`steps`) can be taken in *s* (a frame, or the state after a step)."""
+        out = [self.guard(i, s) for i in self.steps(kinds)]
+        return z3.Or(out) if out else z3.BoolVal(False, self.ctx)
+
     def _status_kept(self, s: Frame) -> Any:
         """Some mandatory step or pass can be taken in *s* that leaves every player's status as it is."""
         status = [self.layout.slot("status", q) for q in range(self.layout.n)]
         keeps = []
-        for inst in self.insts:
-            if not inst.rule.graph and inst.rule.kind in LOOP_KINDS:
-                after = self.after(s, inst)
-                keeps.append(z3.And(self.guard(inst, s), *[after[k] == s[k] for k in status if k in after.upd]))
+        for inst in self.steps(LOOP_KINDS):
+            after = self.after(s, inst)
+            keeps.append(z3.And(self.guard(inst, s), *[after[k] == s[k] for k in status if k in after.upd]))
         return z3.Or(keeps) if keeps else z3.BoolVal(False, self.ctx)
 
     def card_graph_names(self) -> list[str]:

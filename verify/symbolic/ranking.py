@@ -8,7 +8,7 @@ Involvement: every mandatory loop involves a card in play whose controller is in
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, cast
+from typing import Any, Callable
 
 import z3
 
@@ -62,8 +62,9 @@ class Termination:
 
     def _assuming(self, fact: str, proof: Callable[[], tuple[bool | None, str]]) -> tuple[bool | None, str]:
         """Run *proof* with the invariants proved under the graph facts the measure shows (the
-        transition system's flag *fact*: 'acyclic' or 'escapes'), on a budget of its own; if it
-        fails, the facts are dropped and the invariants will be proved again without them."""
+        transition system's flag *fact*: 'acyclic', 'escapes' or 'leaves'), on a budget of its
+        own; if it fails, the facts are dropped and the invariants will be proved again without
+        them."""
         ts = self.session.ts
         setattr(ts, fact, True)
         self.invariants.forget()
@@ -71,6 +72,17 @@ class Termination:
             proved, how = proof()
         if proved is not True:
             setattr(ts, fact, False)
+            self.invariants.forget()
+        return proved, how
+
+    def _shown(self, fact: str, proof: Callable[[], tuple[bool | None, str]]) -> tuple[bool | None, str]:
+        """Run *proof* on a budget of its own from the invariants as they are (proved without the
+        fact it shows); if it holds, set the transition system's flag *fact* ('inert',
+        'involving') and prove the invariants again with it."""
+        with self.session.apart():
+            proved, how = proof()
+        if proved is True:
+            setattr(self.session.ts, fact, True)
             self.invariants.forget()
         return proved, how
 
@@ -124,21 +136,21 @@ class Termination:
             return None
         s, _ = ts.templates()
         start = time.perf_counter()
-        with ses.apart():
+
+        def never() -> tuple[bool | None, str]:
             for invariants in (False, True):  # the domain alone first: no invariants to prove
                 sol = ses.solver()
                 sol.add(ts.domain(s), ts.graph_name("optional_available", s))
                 if invariants:
                     sol.add(self.invariants.hold(s))
                 if ses.check(sol) == z3.unsat:
-                    break
-            else:
-                return None
-        ts.inert = True
-        self.invariants.forget()
-        self._inert = (f"no optional action can ever be taken, so every cycle of play is a mandatory loop "
-                       f"({time.perf_counter() - start:.2f} s)")
-        return self._inert
+                    return True, (f"no optional action can ever be taken, so every cycle of play is a mandatory "
+                                  f"loop ({time.perf_counter() - start:.2f} s)")
+            return None, ""
+        proved, how = self._shown("inert", never)
+        if proved is True:
+            self._inert = how
+        return self._inert or None
 
     def involved(self) -> str | None:
         """Prove, once, where the configuration's escape measure does not show that no state is on
@@ -166,13 +178,10 @@ class Termination:
         if ts.escapes:  # no mandatory loop at all
             return None
         self.inert()  # (a fact of its own: the invariants below may use it)
-        with ses.apart():
-            proved, how = involvement_holds(ses, self.invariants, measure)
+        proved, how = self._shown("involving", lambda: involvement_holds(ses, self.invariants, measure))
         if proved is not True:
             self.involve_failure = how
             return None
-        ts.involving = True
-        self.invariants.forget()
         self._involved = how
         return how
 
@@ -193,8 +202,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     decrease = z3.BoolVal(False, ts.ctx)
     for i in reversed(range(len(ranking))):
         decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
-    play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
-    falling = play if kinds is None else [i for i in play if i.rule.kind in kinds]
+    falling = ts.steps(PLAY_KINDS if kinds is None else kinds)
     start = time.perf_counter()
     inv = invs.hold(s)
     sol = ses.solver()
@@ -204,7 +212,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         return None, f"Z3 could not decide whether the {what} stays >= 0: {ses.gave_up(sol)}"
     if answer != z3.unsat:
         return False, f"the {what} can be negative in {layout.show(s.read(sol.model()))}"
-    goes_on = z3.Or([ts.guard(i, t) for i in play] or [z3.BoolVal(False, ts.ctx)])
+    goes_on = ts.can_step(t)
     olds = term_array(t.vars)
     stays = z3.And(ts.domain(t), z3.Not(decrease))
     # the claims a step must meet, tried in turn; the last, weakest, decides
@@ -255,7 +263,6 @@ def _loop_ends(ses: Session, invs: Invariants) -> tuple[tuple[Any, Any] | None, 
     a step leaves and on the one it leads to. (None, why) if Z3 gives up."""
     ts = ses.ts
     s, t = ts.templates()
-    play = [i for i in ses.insts if not i.rule.graph and i.rule.kind != "concession"]
 
     def on_loop(f: Frame, inst: Any) -> Any:  # the guard with the frame's free Boolean true
         return z3.substitute(ts.guard(inst, f), (z3.Bool(f"mandatory_loop@{f.tag}", ts.ctx), z3.BoolVal(True, ts.ctx)))
@@ -263,10 +270,8 @@ def _loop_ends(ses: Session, invs: Invariants) -> tuple[tuple[Any, Any] | None, 
     for inst in ses.insts:
         if not inst.rule.graph or graph_names(inst.rule.when) & set(CARD_GRAPH_NAMES):
             continue
-        after = cast(Frame, ts.after(s, inst))  # (a frame of its own: written slots, else s's)
         sol = ses.solver()
-        sol.add(ts.domain(s), invs.hold(s), on_loop(s, inst), z3.Or([ts.guard(i, after) for i in play] or
-                                                                  [z3.BoolVal(False, ts.ctx)]))
+        sol.add(ts.domain(s), invs.hold(s), on_loop(s, inst), ts.can_step(ts.after(s, inst)))
         answer = ses.check(sol)
         if answer == z3.unknown:
             return None, f"Z3 could not decide where rule {inst.rule.id} ends the game: {ses.gave_up(sol)}"
@@ -366,12 +371,8 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops
     ts, layout = ses.ts, ses.layout
     s, _ = ts.templates()
     start = time.perf_counter()
-
-    def some(kinds: tuple[str, ...]) -> Any:
-        return z3.Or([ts.guard(i, s) for i in ses.insts if not i.rule.graph and i.rule.kind in kinds]
-                     or [z3.BoolVal(False, ts.ctx)])
     sol = ses.solver()
-    sol.add(ts.domain(s), invs.hold(s), some(PLAY_KINDS), z3.Not(some(LOOP_KINDS)))
+    sol.add(ts.domain(s), invs.hold(s), ts.can_step(s), z3.Not(ts.can_step(s, LOOP_KINDS)))
     answer = ses.check(sol)
     if answer == z3.unknown:
         return None, (f"Z3 could not decide whether a mandatory step or a pass can be taken wherever play "
