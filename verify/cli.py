@@ -291,7 +291,7 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         EDITION_OPTION,
         click.option("--engine", type=click.Choice(ENGINES), default="both", show_default=True,
                      help="explicit: exhaustive search within bounds; z3: proofs for all counter values "
-                          "and bounded model checking; both: each."),
+                          "and bounded model checking; both: each (Z3 where exploration is not complete)."),
         click.option("--config", multiple=True, help="Only this configuration (repeatable)."),
         click.option("--json", "as_json", is_flag=True, help="Print the results as JSON."),
         click.option("--reports", default="reports", show_default=True,

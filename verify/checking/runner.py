@@ -165,7 +165,8 @@ def _explicit(model: Model, config: Config, n: int, props: Sequence[Property],
 
 def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int,
                 run: RunBudget) -> dict[str, list[EngineResult]]:
-    """One game on its own: exploration's results first, then Z3's where the game needs it.
+    """One game on its own: exploration's results first, then Z3's for the properties exploration
+    did not settle.
 
     Nothing here depends on another game, so games can be checked in any order or at once; the
     caller keeps one counterexample per property and looks for witnesses afterwards.
@@ -184,13 +185,15 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
                 settled.add(pid)
             if result.verdict is Verdict.VIOLATED:
                 refuted.add(pid)
-    if options.engine in ("both", "z3"):
+    # An exploration complete for a property decides it on this game exactly (every reachable
+    # state and step seen): Z3 is asked only the others, and not at all where none is left.
+    asked = [p for p in props if p.id not in settled]
+    if options.engine in ("both", "z3") and asked:
         search = options.search_rlimit if options.engine == "both" else None
         sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
                               rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
-        for p in props:
-            if p.id not in refuted:  # witnesses come afterwards, from the first game that has one
-                out[p.id].append(sym.check(p, witness=False, search=p.id not in settled, vacuity=True))
+        for p in asked:  # witnesses come afterwards, from the first game that has one
+            out[p.id].append(sym.check(p, witness=False, vacuity=True))
     return out
 
 
