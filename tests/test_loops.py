@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import tomllib
 from collections import deque
 from dataclasses import replace
 
@@ -297,7 +298,8 @@ def test_a_wrong_ranking_is_not_proved() -> None:
 
 
 INVOLVED = ["range-of-influence-loop"]  # an escape measure for the cards its mandatory loops involve
-ESCAPED = [c.name for c in MODEL.configs if c.escape and c.loops is None and c.name not in INVOLVED]
+EXITED = ["loop-unless"]  # an escape measure some step out of every state lowers
+ESCAPED = [c.name for c in MODEL.configs if c.escape and c.loops is None and c.name not in INVOLVED + EXITED]
 LOOPED = [c.name for c in MODEL.configs if c.loops is not None]
 
 
@@ -308,8 +310,8 @@ def test_the_bundled_escape_measures() -> None:
     assert ESCAPED == ["duel", "effects", "card-statics", "loop-may", "loop-third-player", "extra-turns",
                        "this-turn", "intervening-if", "lethal-damage", "infect"]
     assert LOOPED == ["loop-unrelated-option", "loop-state-based"]
-    assert all(MODEL.config(name).escape and MODEL.config(name).loops is None for name in INVOLVED)
-    assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED + INVOLVED)
+    assert all(MODEL.config(name).escape and MODEL.config(name).loops is None for name in INVOLVED + EXITED)
+    assert not any(MODEL.config(name).ranking for name in ESCAPED + LOOPED + INVOLVED + EXITED)
 
 
 @pytest.mark.parametrize("name", ESCAPED)
@@ -452,6 +454,52 @@ def test_an_optional_action_that_can_be_taken_is_never_called_inert(name: str) -
     sym = SymbolicChecker(MODEL, replace(MODEL.config(name), escape=(), loops=None), 3)
     assert sym.inert() is None
     result = sym.check(MODEL.property("optional-loops-escape"), witness=False, vacuity=True)
+    assert result.verdict is Verdict.UNKNOWN, result.method
+
+
+def test_an_escape_measure_some_step_lowers_settles_optional_loops_at_counts_not_explored() -> None:
+    """loop-unless runs away (life totals grow apart round its loop), and its loop is mandatory
+    unless P1 pays: no measure falls on every mandatory step, but paying, then passing and
+    drawing, lowers its escape measure from every state. Z3 proves that at two counts nobody
+    explores (the mandatory steps refuted first), so every cycle of play can be left."""
+    config = MODEL.config("loop-unless")
+    for n in (3, 4):
+        sym = SymbolicChecker(MODEL, config, n)
+        assert sym.termination() is None and sym.inert() is None
+        how = sym.escape() or ""
+        assert "in every state some step of play lowers its escape measure" in how, sym.ranking_failure
+        assert not sym.session.ts.escapes and sym.session.ts.leaves  # mandatory loops remain possible
+        result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
+        assert result.verdict is Verdict.HOLDS and "some step of play lowers" in result.method, result.method
+
+
+def test_what_an_escape_measure_some_step_lowers_claims_is_true_of_the_explored_game() -> None:
+    """The explored game (each round folded into the one before, as `verify all` explores it) has
+    a mandatory loop where nobody pays; from each of its states some path leaves."""
+    config = MODEL.config("loop-unless")
+    assert "some step of play lowers" in (SymbolicChecker(MODEL, config, 2).escape() or "")
+    g = explore_game(MODEL, config, 2, symmetry=config.symmetry)
+    assert g.oracle is not None
+    cycle = [s for s in g.states if g.oracle.holds("in_cycle", s)]
+    assert any(g.oracle.holds("mandatory_loop", s) for s in cycle)
+    assert cycle and all(g.oracle.holds("can_leave_cycle", s) for s in cycle)
+
+
+def test_an_escape_measure_no_step_lowers_is_refused() -> None:
+    """Without the term for an unpaid 'unless' ability on the stack, paying lowers nothing where
+    Tithe waits on top for P1: the way out is not proved, the failure says from which state, and
+    optional-loops-escape stays unknown."""
+    config = MODEL.config("loop-unless")
+    with open(ROOT / "model" / "configs.toml", "rb") as f:
+        text = next(c for c in tomllib.load(f)["config"] if c["name"] == "loop-unless")["escape"][1]
+    assert "(if unless[c] and not paid[c] then 50 else 0)" in text
+    broken = parse_expr(text.replace("(if unless[c] and not paid[c] then 50 else 0)", "0"))
+    sym = SymbolicChecker(MODEL, replace(config, escape=(config.escape[0], broken)), 3)
+    assert sym.escape() is None
+    assert re.search(r"; and no step of play lowers the escape measure from phase=priority .* stack=1 .*"
+                     r"Tithe\[[^]]*paid=false pending=0 pos=1",
+                     sym.ranking_failure or ""), sym.ranking_failure
+    result = sym.check(MODEL.property("optional-loops-escape"), witness=False)
     assert result.verdict is Verdict.UNKNOWN, result.method
 
 

@@ -20,7 +20,7 @@ from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
 
-__all__ = ["Termination", "ranking_holds", "escape_holds"]
+__all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds"]
 
 
 class Termination:
@@ -99,6 +99,8 @@ class Termination:
         made of mandatory steps and passes alone (no ``mandatory_loop``, so no loop rule fires).
         With declared loops (``loops``), the claims are :func:`_loop_claim`'s and only the first
         conclusion follows: every cycle of play can be left (mandatory loops through a loop rule).
+        Where the measure is refuted on a mandatory step (no loops declared), the first conclusion
+        is sought from :func:`exit_holds` instead: some step of play lowers it in every state.
         As for the ranking, the invariants are proved assuming what the measure then shows; that
         is sound because only the loop rules read the play graph (the loader marks every rule
         that reads it as one, and a clause cannot), and the measure's steps are the others."""
@@ -111,6 +113,9 @@ class Termination:
         loops = self.session.config.loops
         fact = "escapes" if loops is None else "leaves"
         proved, how = self._assuming(fact, lambda: escape_holds(self.session, self.invariants, measure, loops))
+        if proved is False and loops is None:  # not on every mandatory step: on some step out of each state?
+            out, why = self._assuming("leaves", lambda: exit_holds(self.session, self.invariants, measure))
+            proved, how = (out, why) if out is True else (proved, f"{how}; and {why}")
         if proved is not True:
             dropped = self.invariants.lemmas_dropped
             self.escape_failure = how + (f" ({', '.join(dropped)} of the configuration not proved by induction)"
@@ -387,4 +392,51 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops
                       f"measure or reach the loops declared, where a loop rule ends the game ({len(measure)} "
                       f"component(s), {time.perf_counter() - start:.2f} s)")
     return True, (f"every cycle of play can be left and none is a mandatory loop: its escape measure is proved "
+                  f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
+
+
+def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
+    """The escape measure as a way out: in every state meeting the proved invariants where a step
+    of play can be taken, some step of play (an optional action included; no concession, no loop
+    rule) lowers the measure lexicographically, and the measure stays >= 0. Then from every state
+    such steps lead, in finitely many, to a state with no step of play, on no cycle: every cycle of
+    play can be left (``can_leave_cycle``), though some may be mandatory loops. One query per value
+    of the state's first enumerated game variable (the phase), each with the steps whose guards
+    that value leaves possible. As :func:`ranking_holds`."""
+    ts, layout = ses.ts, ses.layout
+    s, t = ts.templates()
+    start = time.perf_counter()
+    ms = [ts.prop(e, {}, s) for e in measure]
+    mt = [ts.prop(e, {}, t) for e in measure]
+    decrease = z3.BoolVal(False, ts.ctx)
+    for i in reversed(range(len(measure))):
+        decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s), z3.Or([m < 0 for m in ms]))
+    answer = ses.check(sol)
+    if answer != z3.unsat:
+        return None if answer == z3.unknown else False, (
+            f"Z3 could not decide whether the escape measure stays >= 0: {ses.gave_up(sol)}" if answer == z3.unknown
+            else f"the escape measure can be negative in {layout.show(s.read(sol.model()))}")
+    olds = term_array(t.vars)
+    exits = []
+    for inst in ts.steps():
+        upd = ts.enc.update(inst.rule.then, inst.env(), s)
+        news = term_array([upd.get(k, s[k]) for k in range(len(layout.names))])
+        exits.append(z3.And(ts.guard(inst, s), substitute(decrease, olds, news, len(t.vars))))
+    enums = layout.vocab.enums
+    at = next(k for k, (name, kind) in enumerate(zip(layout.names, layout.types)) if kind in enums and "[" not in name)
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s), ts.can_step(s))
+    for code, value in enumerate(enums[layout.types[at]]):
+        fixed = z3.IntVal(code, ts.ctx)
+        live = [e for e in exits if not z3.is_false(z3.simplify(z3.substitute(e, (s[at], fixed))))]
+        stuck = z3.Not(z3.Or(live)) if live else z3.BoolVal(True, ts.ctx)
+        answer, why = ses.pushed(sol, s[at] == fixed, stuck, read=lambda m: layout.show(s.read(m)))
+        if answer == z3.sat:
+            return False, f"no step of play lowers the escape measure from {why}"
+        if answer == z3.unknown:
+            return None, (f"Z3 could not decide whether some step of play lowers the escape measure where "
+                          f"{layout.names[at]} is {value}: {why}")
+    return True, (f"every cycle of play can be left: in every state some step of play lowers its escape measure "
                   f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
