@@ -768,6 +768,7 @@ def test_measure_naming_an_unknown_configuration(model_copy: Path, key: str, rig
 
 
 LOOPS_ESCAPE = 'escape = "duel"\nloops = """\nphase in {priority'  # loop-unrelated-option's measure and loops
+QUIET_ESCAPE = 'escape = "duel"\nquiet = "stack == 0 and'  # range-of-influence-loop's measure and quiet states
 
 
 @pytest.mark.parametrize("old, new, at, message", [
@@ -776,7 +777,13 @@ LOOPS_ESCAPE = 'escape = "duel"\nloops = """\nphase in {priority'  # loop-unrela
     (LOOPS_ESCAPE, LOOPS_ESCAPE.replace("phase in", "mandatory_loop and phase in"), 'loops = """\nmandatory_loop',
      "'mandatory_loop' asks about the play graph; it is allowed only in properties and the guards"),
     ('+ pending[c]) <= 1"]', '+ pending[c])"]', 'lemmas = ["sum(', "expected a bool expression, found int"),
-], ids=["loops-without-escape", "loops-reading-the-graph", "lemma-not-a-condition"])
+    (QUIET_ESCAPE, 'quiet = "stack == 0 and', 'quiet = "stack == 0 and',
+     "'quiet' says where no card's ability can come again, for an escape measure that shows the cards a "
+     "mandatory loop involves: give the configuration an 'escape' measure too"),
+    ('quiet = "stack == 0 and all(c in cards: pending[c] == 0)"', 'quiet = "stack + sum(c in cards: pending[c])"',
+     'quiet = "stack + sum', "expected a bool expression, found int"),
+], ids=["loops-without-escape", "loops-reading-the-graph", "lemma-not-a-condition", "quiet-without-escape",
+        "quiet-not-a-condition"])
 def test_declared_loops_and_lemmas_are_checked(model_copy: Path, old: str, new: str, at: str, message: str) -> None:
     """A configuration's loops and lemmas are conditions on a state, pointed at where wrong."""
     text = edit(model_copy, "configs.toml", old, new)

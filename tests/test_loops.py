@@ -624,6 +624,44 @@ def test_every_mandatory_loop_involves_a_card_of_a_player_in_the_game() -> None:
     assert result.verdict is Verdict.UNKNOWN and re.search(refused, result.method), result.method
 
 
+def test_where_no_card_can_come_again_no_mandatory_loop_passes() -> None:
+    """range-of-influence-loop's abilities trigger only as the other resolves: with nothing on the
+    stack or waiting (its 'quiet' states) no card's step can be taken, and every mandatory step and
+    pass stays quiet, so with the cards a loop involves proved no mandatory loop passes there. Z3
+    proves it at a count nobody explores, where range-of-influence-effects-stay-in-range (whose
+    premise has nothing on the stack) then holds: without it, Z3 allowed a loop's draw there. The
+    explored game (5 players) has mandatory loops, none through a quiet state."""
+    config = MODEL.config("range-of-influence-loop")
+    assert config.quiet is not None
+    sym = SymbolicChecker(MODEL, config, 4)
+    assert "no mandatory loop where the configuration is quiet" in (sym.involved() or ""), sym.ranking_failure
+    prop = MODEL.property("range-of-influence-effects-stay-in-range")
+    result = sym.check(prop, witness=False)
+    assert result.verdict is Verdict.HOLDS, result.method
+    without = SymbolicChecker(MODEL, replace(config, quiet=None), 4).check(prop, witness=False, search=False)
+    assert without.verdict is Verdict.UNKNOWN and "not proved by induction" in without.method, without.method
+    g = _graph("range-of-influence-loop", 5)
+    assert g.oracle is not None
+    quiet = Compiler(MODEL, g.layout, config.params).expr(config.quiet)
+    loops = [s for s in g.states if g.oracle.holds("mandatory_loop", s)]
+    assert loops and not any(quiet(s, None) for s in loops)
+    assert any(quiet(s, None) for s in g.states)
+
+
+def test_a_state_where_a_card_can_come_again_is_not_quiet() -> None:
+    """With abilities still waiting allowed in its 'quiet' states, a waiting ability goes on the
+    stack from there: refused, naming the rule and the state, and the property stays unknown
+    (the cards a loop involves stay proved)."""
+    config = replace(MODEL.config("range-of-influence-loop"), quiet=_condition("stack == 0"))
+    sym = SymbolicChecker(MODEL, config, 4)
+    how = sym.involved() or ""
+    assert "every mandatory loop involves a card" in how and "quiet" not in how
+    assert re.search(r"the cards a mandatory loop involves: where the configuration is quiet, rule [0-9.]+\S* "
+                     r"can be taken, from phase=", sym.ranking_failure or ""), sym.ranking_failure
+    result = sym.check(MODEL.property("range-of-influence-effects-stay-in-range"), witness=False)
+    assert result.verdict is Verdict.UNKNOWN, result.method
+
+
 def test_a_wrong_escape_measure_is_not_proved() -> None:
     """The phase order alone goes round in circles turn after turn: not an escape."""
     config = MODEL.config("extra-turns")

@@ -430,7 +430,7 @@ class _Loader:
             allowed: dict[str, type | tuple[type, ...]] = {
                 "name": str, "players": list, "explore_players": list, "params": dict, "bounds": dict, "init": dict,
                 "seats": dict, "actions": list, "max_states": int, "card": list, "ranking": (list, str),
-                "escape": (list, str), "lemmas": list, "loops": str,
+                "escape": (list, str), "lemmas": list, "loops": str, "quiet": str,
                 "symmetry": bool, "scope": str, "teams": list, "team_size": int}
             if not isinstance(spec, dict) or not self.keys(f, spec, allowed, ("name", "players"), at,
                                                            "configuration"):
@@ -539,6 +539,11 @@ class _Loader:
                 self.err(f.loc(*at, "loops"), "loops",
                          "'loops' says where an escape measure's mandatory loops run: give the configuration an "
                          "'escape' measure too")
+            quiet = self.condition(f, at + ("quiet",), spec["quiet"], checker, "'quiet' is") if "quiet" in spec else None
+            if quiet is not None and not spec.get("escape"):
+                self.err(f.loc(*at, "quiet"), "quiet",
+                         "'quiet' says where no card's ability can come again, for an escape measure that "
+                         "shows the cards a mandatory loop involves: give the configuration an 'escape' measure too")
             max_states = spec.get("max_states", DEFAULT_MAX_STATES)
             if not 1 <= max_states <= MAX_STATES:
                 self.err(f.loc(*at, "max_states"), "bounds",
@@ -593,7 +598,7 @@ class _Loader:
                               tuple(actions) if actions is not None else None, max_states, f.loc(*at, "name"),
                               tuple(sorted(set(explore_players))) if explore_players is not None else None,
                               tuple(cards), card_names, tuple(ranking), spec.get("symmetry", False), min_players,
-                              scope == "bounds", teams, team_size, tuple(escape), tuple(lemmas), loops))
+                              scope == "bounds", teams, team_size, tuple(escape), tuple(lemmas), loops, quiet))
         names = [c.name for c in out]
         for c in out:
             if names.count(c.name) > 1:

@@ -199,6 +199,11 @@ class Config:
     # by mandatory steps and passes that lower the measure or reach these loops, where the loop
     # rule ends the game (verify.symbolic.ranking._loop_claim says exactly what).
     loops: Expr | None = None
+    # Where no card's ability can come again (a boolean expression over a state: nothing on the
+    # stack or waiting), for a configuration whose mandatory loops involve its cards: Z3 proves
+    # that no card's step can be taken there and every mandatory step and pass stays there, and
+    # then no state there is on a mandatory loop (verify.symbolic.ranking.quiet_holds).
+    quiet: Expr | None = None
 
     def takes(self, n: int) -> bool:
         """Whether an *n*-player game of this configuration exists: enough seats for what its seats

@@ -314,6 +314,7 @@ class TransitionSystem:
         self.inert = False  # set once no optional action is proved ever to be enabled
         self.leaves = False  # set once an escape measure with loops is: every cycle of play can be left
         self.involving = False  # set once every mandatory loop is proved to involve a card of a player in the game
+        self.quiet = False  # set once no state meeting the configuration's 'quiet' is proved to be on a mandatory loop
         self.optional = self.steps(("optional",))  # optional actions
         self.uses_graph = any(r.graph for r in model.rules) or any(property_graph_names(p) for p in model.properties)
 
@@ -352,7 +353,7 @@ class TransitionSystem:
             if s.tag == self._TEMPLATE[0]:
                 return self._domain(s, graph, fixed, mins)
             return self._renamed(self.domain(self.frame(self._TEMPLATE[0]), graph=graph, fixed=fixed, mins=mins), (s,))
-        facts = (self.acyclic, self.escapes, self.inert, self.leaves, self.involving)
+        facts = (self.acyclic, self.escapes, self.inert, self.leaves, self.involving, self.quiet)
         return _cached(self._domains, (id(s), graph, fixed, mins, facts), (s,), make)
 
     def _domain(self, s: Frame, graph: bool, fixed: bool, mins: bool) -> Any:
@@ -433,8 +434,10 @@ class TransitionSystem:
         # pass (the next one round the loop) that changes no player's status
         cards = [z3.Implies(loop, z3.And(self.prop(_IN_GAME_INVOLVED, {}, s), self._status_kept(s)))
                  ] if self.involving else []
+        # proved: where the configuration is quiet (no card's ability can come again), no mandatory loop
+        quiet = [z3.Implies(loop, z3.Not(self.prop(self.config.quiet, {}, s)))] if self.quiet and self.config.quiet else []
         return z3.And(z3.Implies(loop, cyc), z3.Implies(cyc, onward(PLAY_KINDS)),
-                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *cards, *involved)
+                      z3.Implies(loop, onward(LOOP_KINDS)), *forced, *left, *cards, *quiet, *involved)
 
     def steps(self, kinds: tuple[str, ...] = PLAY_KINDS) -> list[Instance]:
         """The instances of the rules of these kinds that do not ask about the play graph (by

@@ -20,7 +20,7 @@ from verify.symbolic.induction import Invariants
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
 
-__all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds"]
+__all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds", "quiet_holds"]
 
 
 class Termination:
@@ -78,7 +78,7 @@ class Termination:
     def _shown(self, fact: str, proof: Callable[[], tuple[bool | None, str]]) -> tuple[bool | None, str]:
         """Run *proof* on a budget of its own from the invariants as they are (proved without the
         fact it shows); if it holds, set the transition system's flag *fact* ('inert',
-        'involving') and prove the invariants again with it."""
+        'involving', 'quiet') and prove the invariants again with it."""
         with self.session.apart():
             proved, how = proof()
         if proved is True:
@@ -193,6 +193,13 @@ class Termination:
         if proved is not True:
             self.involve_failure = how
             return None
+        quiet = ses.config.quiet
+        if quiet is not None:  # (from the invariants proved with the cards a loop involves: a fact shown)
+            done, why = self._shown("quiet", lambda: quiet_holds(ses, self.invariants, quiet))
+            if done is True:
+                how = f"{how}; {why}"
+            else:  # (the cards a loop involve stay proved)
+                self.involve_failure = why
         self._involved = how
         return how
 
@@ -371,6 +378,38 @@ def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) 
     return True, (f"every mandatory loop involves a card in play whose controller is in the game: its escape "
                   f"measure decreases on every other mandatory step and pass ({len(measure)} component(s), "
                   f"{time.perf_counter() - start:.2f} s)")
+
+
+def quiet_holds(ses: Session, invs: Invariants, quiet: Any) -> tuple[bool | None, str]:
+    """Where the configuration is *quiet*, no state is on a mandatory loop, given that every
+    mandatory loop involves a card (:func:`involvement_holds`: the measure falls on every mandatory
+    step and pass but a card's): from a state meeting the proved invariants and *quiet*, no card's
+    step can be taken, and every mandatory step and pass leads to a quiet state. A mandatory run
+    from there then stays quiet and takes no card's step, so the measure falls all along it, and it
+    never comes back. As :func:`ranking_holds`."""
+    ts, layout = ses.ts, ses.layout
+    s, t = ts.templates()
+    start = time.perf_counter()
+    q_s, q_t = ts.prop(quiet, {}, s), ts.prop(quiet, {}, t)
+    olds = term_array(t.vars)
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s), q_s)
+    for inst in ts.steps(LOOP_KINDS):
+        if inst.card is not None:
+            claim = z3.BoolVal(True, ts.ctx)  # a card's step: it must not be enabled at all
+        else:
+            upd = ts.enc.update(inst.rule.then, inst.env(), s)
+            news = term_array([upd.get(k, s[k]) for k in range(len(layout.names))])
+            claim = substitute(z3.Not(q_t), olds, news, len(t.vars))
+        answer, why = _pushed_by_case(ses, sol, s, ts.guard(inst, s), claim)
+        who = "" if inst.actor is None else f" for P{inst.actor}"
+        if answer == z3.sat:
+            what = "can be taken" if inst.card is not None else "leaves it"
+            return False, f"where the configuration is quiet, rule {inst.rule.id}{who} {what}, from {why}"
+        if answer == z3.unknown:
+            return None, f"Z3 could not decide whether rule {inst.rule.id}{who} keeps the configuration quiet: {why}"
+    return True, (f"no mandatory loop where the configuration is quiet: no card's step can be taken there, and "
+                  f"every mandatory step and pass stays there ({time.perf_counter() - start:.2f} s)")
 
 
 def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops: Any = None
