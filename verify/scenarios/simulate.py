@@ -122,6 +122,11 @@ def _compiler(model: Model, layout: Layout, params: Mapping[str, int]) -> Compil
     return comp
 
 
+# Drifts by the same key, with the model kept alive for its id: a scenario's drift depends on
+# the rules it plays, its parameters and its fixed values only (not on its situation).
+_DRIFTS: dict[tuple[object, ...], tuple[Model, Drift]] = {}
+
+
 class _Player:
     """The compiled pieces one simulation needs."""
 
@@ -159,8 +164,18 @@ class _Player:
 
     @cached_property
     def drift(self) -> Drift:
-        """The counters a loop may run away with, past every threshold (verify.explicit.folding)."""
-        return Drift.of(self.settle_model, self.scenario.config.params, fixed_values(self.model, self.scenario.config))
+        """The counters a loop may run away with, past every threshold (verify.explicit.folding):
+        worked out once per model, concessions taken, parameters and fixed values."""
+        config = self.scenario.config
+        fixed = fixed_values(self.model, config)
+        key = (id(self.model), tuple(sorted(r.id for r in self.settle_model.rules if r.kind == "concession")),
+               tuple(sorted(config.params.items())), tuple(sorted(fixed.items())))
+        hit = _DRIFTS.get(key)
+        if hit is None:
+            hit = _DRIFTS[key] = (self.model, Drift.of(self.settle_model, config.params, fixed))
+            while len(_DRIFTS) > 64:
+                del _DRIFTS[next(iter(_DRIFTS))]
+        return hit[1]
 
     def oracle(self, s: State) -> GraphOracle | None:
         """What answers the graph names at *s*: the play graph of the search it was found in."""
@@ -476,7 +491,9 @@ def _trace(run: _Player, scenario: Scenario, init: State, path: tuple[Step, ...]
         if step.event is None:
             inst = run.by_key[(step.rule, step.actor, step.card)]
             run.compiler.oracle = run.oracle(prev)
-            step = replace(step, because=explain(run.settle_model, run.compiler, inst, prev))
+            # (the clauses a step consults are the model's: the same for every scenario, so the
+            # model itself, not this scenario's copy without concessions, keys what explain keeps)
+            step = replace(step, because=explain(run.model, run.compiler, inst, prev))
         steps.append(step)
         prev = step.state
     return Trace(Path(scenario.path).stem, scenario.config.name, run.layout, init, tuple(steps), "outcome",
