@@ -215,21 +215,13 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     from a state meeting that condition do as it likes."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
-    ms = [ts.prop(e, {}, s) for e in ranking]
-    mt = [ts.prop(e, {}, t) for e in ranking]
-    decrease = z3.BoolVal(False, ts.ctx)
-    for i in reversed(range(len(ranking))):
-        decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
+    ms, mt, decrease = _lexicographic(ses, ranking)
     falling = ts.steps(PLAY_KINDS if kinds is None else kinds)
     start = time.perf_counter()
     inv = invs.hold(s)
-    sol = ses.solver()
-    sol.add(ts.domain(s), inv, z3.Or([m < 0 for m in ms]))
-    answer = ses.check(sol)
-    if answer == z3.unknown:
-        return None, f"Z3 could not decide whether the {what} stays >= 0: {ses.gave_up(sol)}"
-    if answer != z3.unsat:
-        return False, f"the {what} can be negative in {layout.show(s.read(sol.model()))}"
+    negative = _negative(ses, invs, ms, what)
+    if negative is not None:
+        return negative
     goes_on = ts.can_step(t)
     olds = term_array(t.vars)
     stays = z3.And(ts.domain(t), z3.Not(decrease))
@@ -451,46 +443,68 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()
     start = time.perf_counter()
-    ms = [ts.prop(e, {}, s) for e in measure]
-    mt = [ts.prop(e, {}, t) for e in measure]
-    decrease = z3.BoolVal(False, ts.ctx)
-    for i in reversed(range(len(measure))):
-        decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
-    sol = ses.solver()
-    sol.add(ts.domain(s), invs.hold(s), z3.Or([m < 0 for m in ms]))
-    answer = ses.check(sol)
-    if answer != z3.unsat:
-        return None if answer == z3.unknown else False, (
-            f"Z3 could not decide whether the escape measure stays >= 0: {ses.gave_up(sol)}" if answer == z3.unknown
-            else f"the escape measure can be negative in {layout.show(s.read(sol.model()))}")
+    ms, _, decrease = _lexicographic(ses, measure)
+    negative = _negative(ses, invs, ms, "escape measure")
+    if negative is not None:
+        return negative
     olds = term_array(t.vars)
     exits = []
     for inst in ts.steps():
         upd = ts.enc.update(inst.rule.then, inst.env(), s)
         news = term_array([upd.get(k, s[k]) for k in range(len(layout.names))])
-        exits.append(z3.And(ts.guard(inst, s), substitute(decrease, olds, news, len(t.vars))))
-    at = _case_slot(layout)
+        exits.append((ts.guard(inst, s), substitute(decrease, olds, news, len(t.vars))))
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s), ts.can_step(s))
-    for code, value in enumerate(layout.vocab.enums[layout.types[at]]):
-        fixed = z3.IntVal(code, ts.ctx)
-        live = [e for e in exits if not z3.is_false(z3.simplify(z3.substitute(e, (s[at], fixed))))]
+    for fixed, value in _cases(ses, s):
+        live = [z3.And(g, d) for g, d in exits if not z3.is_false(z3.simplify(z3.substitute(g, *fixed)))]
         stuck = z3.Not(z3.Or(live)) if live else z3.BoolVal(True, ts.ctx)
-        answer, why = ses.pushed(sol, s[at] == fixed, stuck, read=lambda m: layout.show(s.read(m)))
+        answer, why = ses.pushed(sol, *[a == b for a, b in fixed], stuck, read=lambda m: layout.show(s.read(m)))
         if answer == z3.sat:
             return False, f"no step of play lowers the escape measure from {why}"
         if answer == z3.unknown:
-            return None, (f"Z3 could not decide whether some step of play lowers the escape measure where "
-                          f"{layout.names[at]} is {value}: {why}")
+            return None, f"Z3 could not decide whether some step of play lowers the escape measure{value}: {why}"
     return True, (f"every cycle of play can be left: in every state some step of play lowers its escape measure "
                   f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
 
 
-def _case_slot(layout: Any) -> int:
-    """The slot of the state's first enumerated game variable (the phase): the measures' queries
-    are split by its value."""
+def _lexicographic(ses: Session, measure: tuple[Any, ...]) -> tuple[list[Any], list[Any], Any]:
+    """A measure's components in the template frames s and t, and 'lexicographically lower in t'."""
+    ts = ses.ts
+    s, t = ts.templates()
+    ms = [ts.prop(e, {}, s) for e in measure]
+    mt = [ts.prop(e, {}, t) for e in measure]
+    decrease = z3.BoolVal(False, ts.ctx)
+    for i in reversed(range(len(measure))):
+        decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
+    return ms, mt, decrease
+
+
+def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str) -> tuple[bool | None, str] | None:
+    """None if Z3 shows every component *ms* >= 0 wherever the proved invariants hold; else why not
+    (False and the state, or None and why Z3 gave up)."""
+    s, _ = ses.ts.templates()
+    sol = ses.solver()
+    sol.add(ses.ts.domain(s), invs.hold(s), z3.Or([m < 0 for m in ms]))
+    answer = ses.check(sol)
+    if answer == z3.unsat:
+        return None
+    if answer == z3.unknown:
+        return None, f"Z3 could not decide whether the {what} stays >= 0: {ses.gave_up(sol)}"
+    return False, f"the {what} can be negative in {ses.layout.show(s.read(sol.model()))}"
+
+
+def _cases(ses: Session, s: Frame) -> list[tuple[list[tuple[Any, Any]], str]]:
+    """The cases the measures' queries are split into: one per value of the state's first
+    enumerated game variable (the phase), as (slot, value) pairs to put in and how to name the
+    case (" where phase is settle"); a single case with nothing put in where there is none."""
+    layout, ctx = ses.layout, ses.ts.ctx
     enums = layout.vocab.enums
-    return next(k for k, (name, kind) in enumerate(zip(layout.names, layout.types)) if kind in enums and "[" not in name)
+    at = next((k for k, (name, kind) in enumerate(zip(layout.names, layout.types))
+               if kind in enums and "[" not in name), None)
+    if at is None:
+        return [([], "")]
+    return [([(s[at], z3.IntVal(code, ctx))], f" where {layout.names[at]} is {value}")
+            for code, value in enumerate(enums[layout.types[at]])]
 
 
 def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any) -> tuple[Any, str]:
@@ -499,15 +513,14 @@ def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: 
     terms simplified (Z3 is then spared the cases the guard rules out: a step of the state-based
     settling at 8 players, 33 M units in one query, 23 M in two). Unsat if every one is; else the
     first answer that is not, and the state it gives."""
-    ts, layout = ses.ts, ses.layout
-    at = _case_slot(layout)
+    layout = ses.layout
     answer, why = z3.unsat, ""
-    for code in range(len(layout.vocab.enums[layout.types[at]])):
-        fixed = (s[at], z3.IntVal(code, ts.ctx))
-        cased = z3.simplify(z3.substitute(guard, fixed))
+    for fixed, _ in _cases(ses, s):
+        cased = z3.simplify(z3.substitute(guard, *fixed)) if fixed else guard
         if z3.is_false(cased):
             continue
-        answer, why = ses.pushed(sol, s[at] == fixed[1], cased, *[z3.simplify(z3.substitute(x, fixed)) for x in terms],
+        answer, why = ses.pushed(sol, *[a == b for a, b in fixed], cased,
+                                 *[z3.simplify(z3.substitute(x, *fixed)) if fixed else x for x in terms],
                                  read=lambda m: layout.show(s.read(m)))
         if answer != z3.unsat:
             break
