@@ -227,10 +227,13 @@ def _game_work(index: int) -> dict[str, list[EngineResult]]:
 
 class _Games:
     """Every game's results. With ``jobs`` > 1 they are worked out in forked processes from the
-    start, in the order they are asked for; otherwise each when asked for. A game's results do
-    not depend on the other games (nor on which of its properties are still wanted: every one is
-    checked), so the verdicts, traces and the order of everything reported are the same for every
-    number of jobs. A budget for the whole run (``z3_budget``) is spent in order: one game after
+    start, in the order they are asked for, each game in a fresh fork (so what the games before
+    it left in a process, which timing decides, cannot change it); otherwise each when asked for.
+    A game's results do not depend on the other games (nor on which of its properties are still
+    wanted: every one is checked), so the verdicts, traces and the order of everything reported
+    are the same for every number of jobs (Z3 near the end of a budget aside: with one job the
+    games before it ran in the same process, and in a test process such an answer was once seen
+    to differ from a fresh process's). A budget for the whole run (``z3_budget``) is spent in order: one game after
     the other then.
 
     A game checked already in this process, of the same model (a frozen value, loaded once per
@@ -259,7 +262,9 @@ class _Games:
         todo = [g for g in played if self._done(*g) is None]
         if self._parallel(len(todo)):
             _SHARED = self.args
-            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)))
+            # a fresh fork for every game: what Z3 answers at the edge of a budget can depend on
+            # what its process did before, and which worker takes which game depends on timing
+            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)), maxtasksperchild=1)
             self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played) if g in todo}
         return self
 
