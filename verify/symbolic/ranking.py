@@ -198,7 +198,7 @@ class Termination:
             done, why = self._shown("quiet", lambda: quiet_holds(ses, self.invariants, quiet))
             if done is True:
                 how = f"{how}; {why}"
-            else:  # (the cards a loop involve stay proved)
+            else:  # (the cards a loop involves stay proved)
                 self.involve_failure = why
         self._involved = how
         return how
@@ -213,7 +213,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     these kinds only; with *loops* (an escape measure's declared loops), as :func:`_loop_claim` says;
     *excused* (a rule instance -> a condition on the state it steps from, or None) lets a step
     from a state meeting that condition do as it likes."""
-    ts, layout = ses.ts, ses.layout
+    ts = ses.ts
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms, mt, decrease = _lexicographic(ses, ranking)
     falling = ts.steps(PLAY_KINDS if kinds is None else kinds)
@@ -223,7 +223,6 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     if negative is not None:
         return negative
     goes_on = ts.can_step(t)
-    olds = term_array(t.vars)
     stays = z3.And(ts.domain(t), z3.Not(decrease))
     # the claims a step must meet, tried in turn; the last, weakest, decides
     if loops is None:
@@ -237,14 +236,11 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     sol = ses.solver()  # what every query shares; each pushes its own part on top
     sol.add(ts.domain(s), inv)
     for inst in falling:  # a query per rule instance, the successor substituted in
-        upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        values = [upd.get(k, s[k]) for k in range(len(layout.names))]  # (alive while the array is used)
-        news = term_array(values)
+        stepped = _stepped(ses, inst)
         excuse = excused(inst) if excused is not None else None
         unexcused = [] if excuse is None else [z3.Not(excuse)]
         for claim in claims:
-            answer, why = _pushed_by_case(ses, sol, s, ts.guard(inst, s), *unexcused,
-                                          substitute(claim, olds, news, len(t.vars)))
+            answer, why = _pushed_by_case(ses, sol, s, ts.guard(inst, s), *unexcused, stepped(claim))
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
@@ -252,7 +248,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
             if answer == z3.sat and loops is None:
                 return False, f"the {what} does not decrease on rule {inst.rule.id}{who} from {why}"
             if answer == z3.sat:
-                where, _ = ses.pushed(sol, ts.guard(inst, s), inside, substitute(claim, olds, news, len(t.vars)))
+                where, _ = ses.pushed(sol, ts.guard(inst, s), inside, stepped(claim))
                 if where == z3.sat:
                     return False, (f"in the loops declared, rule {inst.rule.id}{who} from {why} leaves them without "
                                    f"lowering the {what}'s first component, or stays in them but changes a counter "
@@ -352,9 +348,9 @@ def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) 
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s))
     for inst in ses.insts:  # a player who has left never comes back, nor a card that has left play
-        upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        back = ([z3.And(s[k] != playing, upd[k] == playing) for k in status if k in upd]
-                + [z3.And(z3.Not(s[k]), upd[k]) for k in in_play if k in upd])
+        after = ts.after(s, inst)
+        back = ([z3.And(s[k] != playing, after[k] == playing) for k in status if k in after.upd]
+                + [z3.And(z3.Not(s[k]), after[k]) for k in in_play if k in after.upd])
         if not back:
             continue
         answer, why = ses.pushed(sol, ts.guard(inst, s), z3.Or(back), read=lambda m: layout.show(s.read(m)))
@@ -379,20 +375,17 @@ def quiet_holds(ses: Session, invs: Invariants, quiet: Any) -> tuple[bool | None
     step can be taken, and every mandatory step and pass leads to a quiet state. A mandatory run
     from there then stays quiet and takes no card's step, so the measure falls all along it, and it
     never comes back. As :func:`ranking_holds`."""
-    ts, layout = ses.ts, ses.layout
+    ts = ses.ts
     s, t = ts.templates()
     start = time.perf_counter()
     q_s, q_t = ts.prop(quiet, {}, s), ts.prop(quiet, {}, t)
-    olds = term_array(t.vars)
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s), q_s)
     for inst in ts.steps(LOOP_KINDS):
         if inst.card is not None:
             claim = z3.BoolVal(True, ts.ctx)  # a card's step: it must not be enabled at all
         else:
-            upd = ts.enc.update(inst.rule.then, inst.env(), s)
-            news = term_array([upd.get(k, s[k]) for k in range(len(layout.names))])
-            claim = substitute(z3.Not(q_t), olds, news, len(t.vars))
+            claim = _stepped(ses, inst)(z3.Not(q_t))
         answer, why = _pushed_by_case(ses, sol, s, ts.guard(inst, s), claim)
         who = "" if inst.actor is None else f" for P{inst.actor}"
         if answer == z3.sat:
@@ -447,12 +440,7 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
     negative = _negative(ses, invs, ms, "escape measure")
     if negative is not None:
         return negative
-    olds = term_array(t.vars)
-    exits = []
-    for inst in ts.steps():
-        upd = ts.enc.update(inst.rule.then, inst.env(), s)
-        news = term_array([upd.get(k, s[k]) for k in range(len(layout.names))])
-        exits.append((ts.guard(inst, s), substitute(decrease, olds, news, len(t.vars))))
+    exits = [(ts.guard(inst, s), _stepped(ses, inst)(decrease)) for inst in ts.steps()]
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s), ts.can_step(s))
     for fixed, value in _cases(ses, s):
@@ -465,6 +453,16 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
             return None, f"Z3 could not decide whether some step of play lowers the escape measure{value}: {why}"
     return True, (f"every cycle of play can be left: in every state some step of play lowers its escape measure "
                   f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
+
+
+def _stepped(ses: Session, inst: Any) -> Callable[[Any], Any]:
+    """What puts the state *inst* leads to from the template frame s in place of the frame t, in
+    a term over the two (the successor's terms kept alive while it is used)."""
+    s, t = ses.ts.templates()
+    after = ses.ts.after(s, inst)
+    values = [after[k] for k in range(len(t.vars))]
+    olds, news = term_array(t.vars), term_array(values)
+    return lambda term: substitute(term, olds, news, len(values))
 
 
 def _lexicographic(ses: Session, measure: tuple[Any, ...]) -> tuple[list[Any], list[Any], Any]:
