@@ -21,7 +21,7 @@ import click
 from verify.checking.cache import DEFAULT_CACHE_DIR
 from verify.checking.diff import diff_models
 from verify.symbolic.product import DEFAULT_PRODUCT_DEPTH, DEFAULT_PRODUCT_RLIMIT
-from verify.checking.runner import ENGINES, Options, check, explore_game, games, select
+from verify.checking.runner import ENGINES, EXPLORE_FIRST, Options, check, explore_game, games, select
 from verify.checking.symbolic import (
     DEFAULT_DEPTH,
     DEFAULT_RLIMIT,
@@ -207,7 +207,8 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
          reports: str, no_reports: bool, witness: bool, depth: int, timeout: float, rlimit: int,
          search_rlimit: int, z3_budget: int | None, symmetry: bool | None, players: tuple[int, ...] | None,
          max_memory: int | None, jobs: int | None, cache_dir: str, use_cache: bool, edition: str | None,
-         junit: str | None, sarif: str | None, quiet: bool, verbose: bool, scenarios: bool = False) -> int:
+         junit: str | None, sarif: str | None, quiet: bool, verbose: bool, explore_first: int,
+         scenarios: bool = False) -> int:
     model = _model(rules, edition)
     props = select(model, list(ids))
     # the case library holds today's rulings: an edition is checked on its properties alone
@@ -216,7 +217,8 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
                       symmetry=symmetry, players=players, max_memory_mb=max_memory,
-                      jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None)
+                      jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None,
+                      explore_first=explore_first)
     with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
                      total=len(games(model, options))) as bar:
         results = check(model, props, options, progress=bar)
@@ -291,7 +293,14 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         EDITION_OPTION,
         click.option("--engine", type=click.Choice(ENGINES), default="both", show_default=True,
                      help="explicit: exhaustive search within bounds; z3: proofs for all counter values "
-                          "and bounded model checking; both: each (Z3 where exploration is not complete)."),
+                          "and bounded model checking; both: each (see --explore-first)."),
+        click.option("--explore-first", type=click.IntRange(1, 10_000_000), default=EXPLORE_FIRST,
+                     show_default=True, metavar="STATES",
+                     help="With both engines, states explored first in each game: a game whole within them "
+                          "is settled there (Z3 asked only what it leaves open); in a larger one Z3 is asked "
+                          "first for proofs, and exploration goes on past them only where none is found or a "
+                          "witness is still wanted. At a configuration's max_states or more: every game "
+                          "explored whole first."),
         click.option("--config", multiple=True, help="Only this configuration (repeatable)."),
         click.option("--json", "as_json", is_flag=True, help="Print the results as JSON."),
         click.option("--reports", default="reports", show_default=True,

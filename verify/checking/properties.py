@@ -27,6 +27,7 @@ class GraphContext:
         self.terminal_nodes = graph.terminal()
         self.compiler = Compiler(graph.model, graph.layout, graph.config.params, graph.is_terminal(),
                                  graph.oracle, constants=graph.constants)
+        self._open: frozenset[int] | None = None  # open_future's nodes, once asked
 
     def required(self, prop: Property) -> tuple[list[int], list[int]] | None:
         """The only nodes, and steps out of them, where *prop*'s premise can hold, when a
@@ -57,6 +58,30 @@ class GraphContext:
 
     def compile_property(self, prop: Property) -> list[tuple[int | None, Fn, Fn]]:
         return compile_property(self.compiler, prop, self.graph.n)
+
+    def open_future(self, prop: Property) -> frozenset[int]:
+        """The nodes where *prop*'s reading of the play graph is not settled: where it asks about
+        the play graph (a loop, a successor) and some step that can follow was cut (by a bound, the
+        state limit or the search's depth). There a loop may run through states not explored and a
+        successor may be missing, so the property's value there is not that of the game: it gives
+        neither a counterexample nor a witness. Empty where the graph has no cut or the property
+        reads only the state and the step."""
+        if not property_graph_names(prop) - {"optional_available"} or not any(self.graph.cut):  # (read off the state)
+            return frozenset()
+        if self._open is None:
+            graph = self.graph
+            pred: list[list[int]] = [[] for _ in graph.states]
+            for a, b in zip(graph.src, graph.dst):
+                pred[b].append(a)
+            todo = [i for i, c in enumerate(graph.cut) if c]
+            seen = set(todo)
+            while todo:
+                for a in pred[todo.pop()]:
+                    if a not in seen:
+                        seen.add(a)
+                        todo.append(a)
+            self._open = frozenset(seen)
+        return self._open
 
 
 def compile_property(compiler: Compiler, prop: Property, n: int) -> list[tuple[int | None, Fn, Fn]]:
@@ -219,8 +244,11 @@ class Scan:
     its premise holds (a witness) and the first where it fails (a counterexample). Nodes and steps
     are taken in the order the search found them, so the paths are shortest."""
 
-    def __init__(self, graph: StateGraph, prop: Property, insts: list[tuple[int | None, Fn, Fn]]):
+    def __init__(self, graph: StateGraph, prop: Property, insts: list[tuple[int | None, Fn, Fn]],
+                 open_future: frozenset[int] = frozenset()):
         self.graph, self.prop, self.insts = graph, prop, insts
+        self.open = open_future  # nodes where the property's reading of the play graph is not settled
+        self.unsettled = 0  # nodes (or steps) among them where it fails
         # Below a declared minimum is the domain property's to report; every other property, like
         # Z3, speaks of the states within the domain.
         self.outside = set() if prop.domain else graph.escaped
@@ -234,6 +262,9 @@ class Scan:
             if i in outside:
                 continue
             s = states[i]
+            if i in self.open:
+                self.unsettled += any(when(s, None) and not then(s, None) for _, when, then in self.insts)
+                continue
             for p, when, then in self.insts:
                 if not when(s, None):
                     continue
@@ -255,6 +286,9 @@ class Scan:
             s = states[a]
             # the step itself: not its target's rotation class, nor the state a fold took it for
             t = graph.target(e) if (turned and turned[e]) or e in folded else states[b]
+            if a in self.open:
+                self.unsettled += any(when(s, t) and not then(s, t) for _, when, then in self.insts)
+                continue
             for p, when, then in self.insts:
                 if not when(s, t):
                     continue
@@ -301,7 +335,7 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
     """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
     start = time.perf_counter()
     ctx = ctx or GraphContext(graph)
-    scan = Scan(graph, prop, ctx.compile_property(prop))
+    scan = Scan(graph, prop, ctx.compile_property(prop), ctx.open_future(prop))
     only = ctx.required(prop)
     if prop.kind == "state":
         scan.nodes(range(len(graph.states)) if only is None else only[0], "state")
@@ -330,6 +364,11 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         return EngineResult("explicit", graph.config.name, graph.n, verdict, method, seconds, witness=wtrace,
                             states=len(states), cut=cut)
 
+    if scan.unsettled:
+        return result(Verdict.UNKNOWN, f"fails at {scan.unsettled:,} {'step' if prop.kind == 'step' else 'state'}"
+                      f"{'s' if scan.unsettled > 1 else ''} where what it asks of the play graph lies past a cut "
+                      f"(a loop through states not explored, a successor cut): not a counterexample ({scope}); "
+                      f"no counterexample among {len(states):,} states")
     strict = graph.strict_cuts()
     if strict:
         bounds = ", ".join(f"{v} <= {graph.config.bounds[v][1]}" for v in strict if v in graph.config.bounds)

@@ -15,13 +15,15 @@ from verify.errors import UsageError, suggest
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import game_drift
 from verify.explicit.explore import StateGraph, explore
+from verify.explicit.rotation import SymmetryProof
 from verify.model.types import Config, Model, Property
 from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
-__all__ = ["Progress", "Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
+__all__ = ["Progress", "EXPLORE_FIRST", "Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
 
 ENGINES = ("both", "explicit", "z3")
+EXPLORE_FIRST = 20_000  # states (Options.explore_first)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class Options:
     # A folder where each game's results are kept between runs, by what they mean
     # (verify.checking.cache); None: none kept, none reused.
     cache: str | None = None
+    # With both engines: how many states exploration takes first (in the order it finds them).
+    # A game explored completely within them is settled there as it is; in a larger one Z3 is
+    # asked first for a proof, and exploration goes on past them only for the properties no
+    # proof settles (None: every game explored whole first).
+    explore_first: int | None = EXPLORE_FIRST
 
 
 def select(model: Model, ids: Sequence[str] | None) -> list[Property]:
@@ -91,17 +98,21 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
 
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None,
-                 until: Callable[[StateGraph], bool] | None = None, depth: int | None = None) -> StateGraph:
-    """:func:`~verify.explicit.explore.explore` within the configuration's state limit, the
-    memory limit and the wall-clock safety net; with *symmetry* first ask Z3 whether the rules
-    are symmetric in the seats: one state per rotation class if so. The proof (or why it failed)
-    goes with the graph. *depth*: as :func:`~verify.explicit.explore.explore`'s."""
-    proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
-    budget = Budget(Limits(config.max_states, f"max_states of configuration '{config.name}' in configs.toml",
+                 until: Callable[[StateGraph], bool] | None = None, depth: int | None = None,
+                 max_states: int | None = None, proof: SymmetryProof | None = None) -> StateGraph:
+    """:func:`~verify.explicit.explore.explore` within the configuration's state limit (or
+    *max_states*, where smaller), the memory limit and the wall-clock safety net; with *symmetry*
+    first ask Z3 whether the rules are symmetric in the seats (unless the *proof* is given): one
+    state per rotation class if so. The proof (or why it failed) goes with the graph. *depth*: as
+    :func:`~verify.explicit.explore.explore`'s."""
+    if symmetry and proof is None:
+        proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms)
+    limit = config.max_states if max_states is None else min(max_states, config.max_states)
+    budget = Budget(Limits(limit, f"max_states of configuration '{config.name}' in configs.toml",
                            max_memory_mb, timeout_ms / 1000))
-    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget, until=until,
-                    drift=game_drift(model, config), depth=depth)
-    graph.symmetry = proof
+    graph = explore(model, config, n, symmetric=symmetry and proof is not None and proof.proved, budget=budget,
+                    until=until, drift=game_drift(model, config), depth=depth)
+    graph.symmetry = proof if symmetry else None
     return graph
 
 
@@ -146,21 +157,33 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
         witnessed = {pid for pid, rs in per.items() if any(r.witness is not None for r in rs)}
         _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted], per,
                         run)
+    if options.engine == "both" and options.explore_first is not None:
+        _explore_for_witnesses(model, options, [p for p in props if p.id not in refuted], per)
     scoped = {c.name for c in model.configs if c.bounds_scope}
     return [combine(p, per[p.id], scoped) for p in props]
 
 
-def _explicit(model: Model, config: Config, n: int, props: Sequence[Property],
-              options: Options) -> dict[str, EngineResult]:
-    """Explore one game and check *props* on it. For one property that the states and steps found
-    so far decide (:func:`~verify.checking.properties.stops_early`), the search stops at its first
+def _explicit(model: Model, config: Config, n: int, props: Sequence[Property], options: Options, *,
+              max_states: int | None = None, proof: SymmetryProof | None = None
+              ) -> tuple[StateGraph, dict[str, EngineResult]]:
+    """Explore one game (its first *max_states* states, where given) and check *props* on it. For
+    one property that the states and steps found so far decide
+    (:func:`~verify.checking.properties.stops_early`), the search stops at its first
     counterexample: the same one the whole graph would give first."""
     wanted = config.symmetry if options.symmetry is None else options.symmetry
     until = Watch(model, props[0]) if len(props) == 1 and stops_early(props[0]) else None
     graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
-                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until)
+                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until,
+                         max_states=max_states, proof=proof)
     ctx = GraphContext(graph)
-    return {p.id: check_explicit(graph, p, ctx) for p in props}
+    return graph, {p.id: check_explicit(graph, p, ctx) for p in props}
+
+
+def _first_states_only(graph: StateGraph, first: int) -> bool:
+    """Whether only the limit of *first* states (not a bound, the memory, the clock, or the
+    configuration's own state limit) left *graph* incomplete."""
+    return (not graph.complete and not graph.halted and graph.cut_by["(state limit)"] > 0
+            and first < graph.config.max_states)
 
 
 def _check_game(model: Model, props: Sequence[Property], options: Options, name: str, n: int,
@@ -168,33 +191,69 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
     """One game on its own: exploration's results first, then Z3's for the properties exploration
     did not settle.
 
+    With both engines, exploration first takes ``options.explore_first`` states. Where they are
+    the whole game, it goes on as above. Where the game is larger, Z3 is asked first for a proof
+    of each property not refuted among them (a proof covers every counter value, which an
+    exploration cut by bounds never does); exploration then goes on over the whole game for the
+    properties left, and Z3 (its counterexample search included) is asked those exploration does
+    not settle. The first states' results stay with the proved ones: their witnesses, found in
+    the order of the search, are real and shortest.
+
     Nothing here depends on another game, so games can be checked in any order or at once; the
     caller keeps one counterexample per property and looks for witnesses afterwards.
     """
     config = model.config(name)
     out: dict[str, list[EngineResult]] = {p.id: [] for p in props}
+    sym: SymbolicChecker | None = None
+
+    def symbolic() -> SymbolicChecker:
+        nonlocal sym
+        if sym is None:
+            search = options.search_rlimit if options.engine == "both" else None
+            sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
+                                  rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
+        return sym
+
     # Settled by exploration: a counterexample, or an exploration complete for the property
     # (no successor cut, no initial range left wider in the games than explored). Everywhere
     # else Z3 searches for a counterexample too: a bound stops exploration, not play.
-    settled: set[str] = set()
-    refuted: set[str] = set()
+    asked = list(props)
     if options.engine in ("both", "explicit") and config.explores(n):
-        for pid, result in _explicit(model, config, n, props, options).items():
-            out[pid].append(result)
-            if result.verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.VIOLATED):
-                settled.add(pid)
-            if result.verdict is Verdict.VIOLATED:
-                refuted.add(pid)
+        first = options.explore_first if options.engine == "both" else None
+        graph, found = _explicit(model, config, n, asked, options, max_states=first)
+        if first is not None and _first_states_only(graph, first):
+            proved: dict[str, EngineResult] = {}
+            for p in asked:
+                if found[p.id].verdict is not Verdict.VIOLATED:
+                    r = symbolic().check(p, witness=False, search=False, vacuity=True)
+                    if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS):
+                        proved[p.id] = r
+            for pid, r in proved.items():
+                out[pid] += [_first_look(found[pid], first), r]
+            asked = [p for p in asked if p.id not in proved]
+            rest = [p for p in asked if found[p.id].verdict is not Verdict.VIOLATED]
+            if rest:  # the whole game for the properties no proof settled
+                found.update(_explicit(model, config, n, rest, options, proof=graph.symmetry)[1])
+        for p in asked:
+            out[p.id].append(found[p.id])
+        asked = [p for p in asked if not _settles(found[p.id])]
     # An exploration complete for a property decides it on this game exactly (every reachable
     # state and step seen): Z3 is asked only the others, and not at all where none is left.
-    asked = [p for p in props if p.id not in settled]
-    if options.engine in ("both", "z3") and asked:
-        search = options.search_rlimit if options.engine == "both" else None
-        sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                              rlimit=options.rlimit, search_rlimit=search, run=run, timeout_ms=options.timeout_ms)
+    if options.engine in ("both", "z3"):
         for p in asked:  # witnesses come afterwards, from the first game that has one
-            out[p.id].append(sym.check(p, witness=False, vacuity=True))
+            out[p.id].append(symbolic().check(p, witness=False, vacuity=True))
     return out
+
+
+def _first_look(r: EngineResult, first: int) -> EngineResult:
+    """The result of exploring a game's first states only, saying so (a proof settled the game)."""
+    if r.verdict is not Verdict.UNKNOWN:
+        return r
+    return replace(r, method=f"{_FIRST_LOOK} {first:,} states only (Z3 asked first past them); "
+                             f"no counterexample among them")
+
+
+_FIRST_LOOK = "explored its first"
 
 
 _SHARED: tuple[Model, Sequence[Property], Options, Sequence[tuple[str, int]], RunBudget] | None = None
@@ -355,6 +414,36 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
                 rs[at] = replace(rs[at], witness=found)
         if not props:
             return
+
+
+def _explore_for_witnesses(model: Model, options: Options, props: list[Property],
+                           per: dict[str, list[EngineResult]]) -> None:
+    """For each of *props* that still has no witness, the games where exploration stopped at its
+    first states (a proof settled them) explored whole, in order, until one has a witness: some
+    premises are met only deep in a game, or (a loop) only where the whole graph is known. The
+    whole game's result replaces the first states'."""
+    wanted = [p for p in props if not any(r.witness is not None for r in per[p.id])]
+    for name, n in games(model, options) if wanted else []:
+        here = [p for p in wanted if any(_first_states_result(r, options) and (r.config, r.players) == (name, n)
+                                         for r in per[p.id])
+                and not any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id])]
+        if not here:
+            continue
+        _, found = _explicit(model, model.config(name), n, here, options)
+        for p in here:
+            rs = per[p.id]
+            at = next(i for i, r in enumerate(rs) if _first_states_result(r, options) and (r.config, r.players) == (name, n))
+            rs[at] = found[p.id]
+            if found[p.id].witness is not None or found[p.id].verdict is Verdict.VIOLATED:
+                wanted.remove(p)
+        if not wanted:
+            return
+
+
+def _first_states_result(r: EngineResult, options: Options) -> bool:
+    """Whether *r* is exploration's result on a game's first states only (:func:`_first_look`)."""
+    return (r.engine == "explicit" and r.verdict is Verdict.UNKNOWN and r.states == options.explore_first
+            and r.method.startswith(_FIRST_LOOK))
 
 
 def _settles(r: EngineResult) -> bool:

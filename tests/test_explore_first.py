@@ -1,0 +1,67 @@
+"""With both engines a game is explored first only up to ``Options.explore_first`` states: a
+game whole within them is settled there; in a larger one Z3 is asked first for a proof, and
+exploration goes on over the whole game only where none is found (a counterexample, its shortest
+trace) or where a property still needs a witness. And what a property asks of the play graph
+(a loop, a successor) is read only where no step that can follow was cut."""
+from __future__ import annotations
+
+from verify.checking.properties import GraphContext, Scan, check_explicit
+from verify.checking.runner import Options, check, explore_game
+from verify.checking.verdict import Verdict
+from verify.model.loader import load_model
+from tests.brokenmodels import specs
+
+MODEL = load_model()
+
+
+def test_a_loop_read_past_the_state_limit_is_neither_counterexample_nor_witness() -> None:
+    config, prop = MODEL.config("range-of-influence-loop"), MODEL.property("mandatory-loops-draw")
+    first = explore_game(MODEL, config, 5, symmetry=bool(config.symmetry), max_states=5000)
+    assert not first.complete
+    # On the first states alone a mandatory loop's draw (a step the state limit cut) is missing:
+    scan = Scan(first, prop, GraphContext(first).compile_property(prop))
+    scan.nodes(range(len(first.states)), "state")
+    assert scan.violation is not None
+    r = check_explicit(first, prop)
+    assert r.verdict is Verdict.UNKNOWN and r.trace is None and r.witness is None
+    assert "where what it asks of the play graph lies past a cut" in r.method
+    whole = check_explicit(explore_game(MODEL, config, 5, symmetry=bool(config.symmetry)), prop)
+    assert whole.verdict is Verdict.HOLDS and whole.witness is not None
+
+
+def test_a_large_game_is_proved_first_and_keeps_the_witness_of_its_first_states() -> None:
+    prop = MODEL.property("all-lose-is-draw")
+    [r] = check(MODEL, [prop], Options(configs=("duel",), explore_first=5000))
+    assert r.verdict is Verdict.HOLDS
+    [explicit] = [x for x in r.results if x.engine == "explicit"]
+    [z3] = [x for x in r.results if x.engine == "z3"]
+    assert explicit.verdict is Verdict.UNKNOWN and explicit.states == 5000
+    assert explicit.method.startswith("explored its first 5,000 states only (Z3 asked first past them)")
+    assert explicit.witness is not None and z3.verdict is Verdict.HOLDS
+    # explored whole first, the game is known within its bounds only; the proof is the same
+    [whole] = check(MODEL, [prop], Options(configs=("duel",), explore_first=None))
+    assert [x.verdict for x in whole.results] == [Verdict.BOUNDED, Verdict.HOLDS]
+    assert whole.verdict is Verdict.HOLDS
+
+
+def test_a_counterexample_past_the_first_states_is_the_one_the_whole_game_gives() -> None:
+    spec = next(b for b in specs() if b.name == "decking-flag-never-expires")
+    model = load_model(spec.path)
+    prop = model.property(spec.property)
+    [few] = check(model, [prop], Options(explore_first=10))
+    [whole] = check(model, [prop], Options(explore_first=None))
+    assert few.verdict is whole.verdict is Verdict.VIOLATED
+    [a] = [x for x in few.results if x.trace is not None]
+    [b] = [x for x in whole.results if x.trace is not None]
+    assert a.engine == b.engine == "explicit" and (a.config, a.players) == (b.config, b.players)
+    assert a.states > 10  # found past the first states: Z3 was asked first there, and proved nothing
+    assert [(s.rule, s.actor, s.state) for s in a.trace.steps] == [(s.rule, s.actor, s.state) for s in b.trace.steps]
+
+
+def test_a_witness_only_the_whole_game_shows_is_looked_for_there() -> None:
+    prop = MODEL.property("loop-draw-reach")
+    [r] = check(MODEL, [prop], Options(configs=("range-of-influence-loop",), explore_first=2000))
+    assert r.verdict is Verdict.HOLDS
+    [explicit] = [x for x in r.results if x.engine == "explicit"]
+    assert explicit.verdict is Verdict.HOLDS and explicit.witness is not None
+    assert explicit.method.startswith("exhaustive, no successor cut") and explicit.states > 2000
