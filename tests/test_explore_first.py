@@ -2,19 +2,22 @@
 game whole within them is settled there; in a larger one Z3 is asked first for a proof, and
 exploration goes on over the whole game only where none is found (a counterexample, its shortest
 trace) or where a property still needs a witness. And what a property asks of the play graph
-(a loop, a successor) is read only where no step that can follow was cut."""
+(a loop, a successor) is read where a cut step can follow only as far as more of the graph could
+not undo it."""
 from __future__ import annotations
 
 from verify.checking.properties import GraphContext, Scan, check_explicit
 from verify.checking.runner import Options, check, explore_game
 from verify.checking.verdict import Verdict
+from verify.language.parser import parse_expr
 from verify.model.loader import load_model
+from verify.model.types import rising
 from tests.brokenmodels import specs
 
 MODEL = load_model()
 
 
-def test_a_loop_read_past_the_state_limit_is_neither_counterexample_nor_witness() -> None:
+def test_a_loop_read_past_the_state_limit_is_not_a_counterexample() -> None:
     config, prop = MODEL.config("range-of-influence-loop"), MODEL.property("mandatory-loops-draw")
     first = explore_game(MODEL, config, 5, symmetry=bool(config.symmetry), max_states=5000)
     assert not first.complete
@@ -23,10 +26,25 @@ def test_a_loop_read_past_the_state_limit_is_neither_counterexample_nor_witness(
     scan.nodes(range(len(first.states)), "state")
     assert scan.violation is not None
     r = check_explicit(first, prop)
-    assert r.verdict is Verdict.UNKNOWN and r.trace is None and r.witness is None
+    assert r.verdict is Verdict.UNKNOWN and r.trace is None
     assert "where what it asks of the play graph lies past a cut" in r.method
-    whole = check_explicit(explore_game(MODEL, config, 5, symmetry=bool(config.symmetry)), prop)
+    # its premise (a mandatory loop where a player would receive priority) only rises with more of
+    # the graph: met on the first states, it is met in the game, so the witness stays
+    whole_graph = explore_game(MODEL, config, 5, symmetry=bool(config.symmetry))
+    assert r.witness is not None and GraphContext(whole_graph).compiler.expr(prop.when)(r.witness.final, None)
+    whole = check_explicit(whole_graph, prop)
     assert whole.verdict is Verdict.HOLDS and whole.witness is not None
+
+
+def test_what_only_rises_with_more_of_the_play_graph() -> None:
+    def rises(text: str, positive: bool = True) -> bool:
+        return rising(parse_expr(text), positive)
+    assert rises("phase == priority and mandatory_loop") and rises("next(phase' == over)")
+    assert not rises("not mandatory_loop") and rises("not mandatory_loop", False)
+    assert not rises("can_leave_cycle") and not rises("count(q in players: loop_involves(q)) > 0")
+    assert rises("in_cycle implies life[0] > 0", False) and not rises("in_cycle implies life[0] > 0")
+    assert not rises("if mandatory_loop then true else false")
+    assert rises("optional_available or not optional_available")  # read off the state: exact
 
 
 def test_a_large_game_is_proved_first_and_keeps_the_witness_of_its_first_states() -> None:

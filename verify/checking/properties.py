@@ -14,7 +14,7 @@ from verify.explicit.evaluate import Compiler, Fn, Instance, memo
 from verify.explicit.explore import StateGraph, collector_paused, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, conjuncts, names
 from verify.model.state import State
-from verify.model.types import Model, Property, Rule, property_graph_names
+from verify.model.types import Model, Property, Rule, property_graph_names, rising
 
 __all__ = ["check_explicit", "explain", "GraphContext", "Scan", "Watch", "stops_early"]
 
@@ -63,9 +63,9 @@ class GraphContext:
         """The nodes where *prop*'s reading of the play graph is not settled: where it asks about
         the play graph (a loop, a successor) and some step that can follow was cut (by a bound, the
         state limit or the search's depth). There a loop may run through states not explored and a
-        successor may be missing, so the property's value there is not that of the game: it gives
-        neither a counterexample nor a witness. Empty where the graph has no cut or the property
-        reads only the state and the step."""
+        successor may be missing, so the property's value there may not be the game's: it gives a
+        witness or a counterexample only where more of the graph could not undo it (:class:`Scan`).
+        Empty where the graph has no cut or the property reads only the state and the step."""
         if not property_graph_names(prop) - {"optional_available"} or not any(self.graph.cut):  # (read off the state)
             return frozenset()
         if self._open is None:
@@ -247,8 +247,13 @@ class Scan:
     def __init__(self, graph: StateGraph, prop: Property, insts: list[tuple[int | None, Fn, Fn]],
                  open_future: frozenset[int] = frozenset()):
         self.graph, self.prop, self.insts = graph, prop, insts
-        self.open = open_future  # nodes where the property's reading of the play graph is not settled
-        self.unsettled = 0  # nodes (or steps) among them where it fails
+        # Nodes where the property's reading of the play graph is not settled (a cut step can follow).
+        # There a premise that only rises with more of the graph (rising) is met for good, and so is a
+        # failure; anything else read there is not the game's, so neither a witness nor a counterexample.
+        self.open = open_future
+        self.sure_premise = rising(prop.when)
+        self.sure_failure = self.sure_premise and rising(prop.then, False)
+        self.unsettled = 0  # nodes (or steps) among them where it fails, the failure not sure
         # Below a declared minimum is the domain property's to report; every other property, like
         # Z3, speaks of the states within the domain.
         self.outside = set() if prop.domain else graph.escaped
@@ -262,15 +267,16 @@ class Scan:
             if i in outside:
                 continue
             s = states[i]
-            if i in self.open:
-                self.unsettled += any(when(s, None) and not then(s, None) for _, when, then in self.insts)
-                continue
+            unsure = i in self.open
             for p, when, then in self.insts:
                 if not when(s, None):
                     continue
-                if self.witness is None:
+                if self.witness is None and not (unsure and not self.sure_premise):
                     self.witness = (graph.path_to(i), p, point)
                 if not then(s, None):
+                    if unsure and not self.sure_failure:
+                        self.unsettled += 1
+                        break
                     self.violation = (graph.path_to(i), p, point)
                     return
 
@@ -286,15 +292,16 @@ class Scan:
             s = states[a]
             # the step itself: not its target's rotation class, nor the state a fold took it for
             t = graph.target(e) if (turned and turned[e]) or e in folded else states[b]
-            if a in self.open:
-                self.unsettled += any(when(s, t) and not then(s, t) for _, when, then in self.insts)
-                continue
+            unsure = a in self.open
             for p, when, then in self.insts:
                 if not when(s, t):
                     continue
-                if self.witness is None:
+                if self.witness is None and not (unsure and not self.sure_premise):
                     self.witness = (graph.path_to(a) + [(b, k)], p, "step")
                 if not then(s, t):
+                    if unsure and not self.sure_failure:
+                        self.unsettled += 1
+                        break
                     self.violation = (graph.path_to(a) + [(b, k)], p, "step")
                     return
 

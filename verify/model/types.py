@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Mapping
 
 from verify.errors import Diagnostic, SourceLoc
-from verify.language.expr import Expr, Stmt, names
+from verify.language.expr import Binary, Call, Expr, Ite, Quant, Stmt, Unary, Var, names
 from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES, ParamDecl, PredDecl, VarDecl, Vocabulary
 
 __all__ = [
@@ -348,6 +348,38 @@ def graph_names(e: object) -> set[str]:
 def property_graph_names(prop: Property) -> set[str]:
     """The graph names a property's premise and conclusion ask about."""
     return graph_names(prop.when) | graph_names(prop.then)
+
+
+# Graph names that more of the play graph can only make true where they are true already: a cycle
+# of the explored steps is one of the game's, a loop's card stays the loop's, a successor found stays
+# one (can_leave_cycle is not among them: a larger component may have no step out of it).
+_GROWING = frozenset({"mandatory_loop", "in_cycle", "next", *CARD_GRAPH_NAMES})
+# Read off the state itself: the same on any part of the play graph.
+_EXACT = frozenset({"optional_available"})
+
+
+def rising(e: Expr, positive: bool = True) -> bool:
+    """Whether *e* (with polarity *positive*) can only go from false to true as more of the play
+    graph is known: every graph name in it grows with the graph and is read positively (under an
+    even number of negations), none under a comparison or a count. A premise that rises and is met
+    on part of the graph is met on the whole; a failure ``when and not then`` that rises is one."""
+    if not graph_names(e) - _EXACT:
+        return True
+    if isinstance(e, Var):
+        return e.name in _GROWING and positive
+    if isinstance(e, Call):
+        return e.func in _GROWING and positive and not any(graph_names(a) - _EXACT for a in e.args)
+    if isinstance(e, Unary) and e.op == "not":
+        return rising(e.arg, not positive)
+    if isinstance(e, Binary) and e.op in ("and", "or"):
+        return rising(e.left, positive) and rising(e.right, positive)
+    if isinstance(e, Binary) and e.op == "implies":
+        return rising(e.left, not positive) and rising(e.right, positive)
+    if isinstance(e, Ite):
+        return not graph_names(e.cond) - _EXACT and rising(e.then, positive) and rising(e.other, positive)
+    if isinstance(e, Quant) and e.kind in ("all", "any"):
+        return not graph_names(e.domain) - _EXACT and rising(e.body, positive)
+    return False  # compared, counted or summed: no direction
 
 
 def team_seats(teams: tuple[tuple[int, ...], ...], team_size: int, n: int) -> tuple[tuple[int, ...], ...]:
