@@ -229,7 +229,7 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
                     if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS):
                         proved[p.id] = r
             for pid, r in proved.items():
-                out[pid] += [_first_look(found[pid], first), r]
+                out[pid] += [_first_look(found[pid]), r]
             asked = [p for p in asked if p.id not in proved]
             rest = [p for p in asked if found[p.id].verdict is not Verdict.VIOLATED]
             if rest:  # the whole game for the properties no proof settled
@@ -245,11 +245,13 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
     return out
 
 
-def _first_look(r: EngineResult, first: int) -> EngineResult:
-    """The result of exploring a game's first states only, saying so (a proof settled the game)."""
+def _first_look(r: EngineResult) -> EngineResult:
+    """The result of exploring a game's first states only, saying so (a proof settled the game).
+    (Fewer than asked for where a search that folded states had to start again without folding:
+    the state limit counts both.)"""
     if r.verdict is not Verdict.UNKNOWN:
         return r
-    return replace(r, method=f"{_FIRST_LOOK} {first:,} states only (Z3 asked first past them); "
+    return replace(r, method=f"{_FIRST_LOOK} {r.states:,} states only (Z3 asked first past them); "
                              f"no counterexample among them")
 
 
@@ -424,7 +426,7 @@ def _explore_for_witnesses(model: Model, options: Options, props: list[Property]
     whole game's result replaces the first states'."""
     wanted = [p for p in props if not any(r.witness is not None for r in per[p.id])]
     for name, n in games(model, options) if wanted else []:
-        here = [p for p in wanted if any(_first_states_result(r, options) and (r.config, r.players) == (name, n)
+        here = [p for p in wanted if any(_first_states_result(r) and (r.config, r.players) == (name, n)
                                          for r in per[p.id])
                 and not any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id])]
         if not here:
@@ -432,7 +434,7 @@ def _explore_for_witnesses(model: Model, options: Options, props: list[Property]
         _, found = _explicit(model, model.config(name), n, here, options)
         for p in here:
             rs = per[p.id]
-            at = next(i for i, r in enumerate(rs) if _first_states_result(r, options) and (r.config, r.players) == (name, n))
+            at = next(i for i, r in enumerate(rs) if _first_states_result(r) and (r.config, r.players) == (name, n))
             rs[at] = found[p.id]
             if found[p.id].witness is not None or found[p.id].verdict is Verdict.VIOLATED:
                 wanted.remove(p)
@@ -440,10 +442,9 @@ def _explore_for_witnesses(model: Model, options: Options, props: list[Property]
             return
 
 
-def _first_states_result(r: EngineResult, options: Options) -> bool:
+def _first_states_result(r: EngineResult) -> bool:
     """Whether *r* is exploration's result on a game's first states only (:func:`_first_look`)."""
-    return (r.engine == "explicit" and r.verdict is Verdict.UNKNOWN and r.states == options.explore_first
-            and r.method.startswith(_FIRST_LOOK))
+    return r.engine == "explicit" and r.verdict is Verdict.UNKNOWN and r.method.startswith(_FIRST_LOOK)
 
 
 def _settles(r: EngineResult) -> bool:
