@@ -134,3 +134,33 @@ def test_verify_all_says_how_many_games_it_reused(tmp_path: Path) -> None:
     assert all(e["cached"] for p in json.loads(report.output)["properties"] for e in p["engines"])
     none = CliRunner().invoke(main, [*args[:-3], "--cache-dir", str(tmp_path / "d"), "--no-cache"])
     assert "cache:" not in none.output and not (tmp_path / "d").exists()
+
+
+def test_the_rules_live_in_a_game_are_kept_by_what_every_rule_means(tmp_path: Path, monkeypatch) -> None:
+    import verify.checking.cache as cache_mod
+    from verify.checking.cache import ResultCache
+    from verify.explicit.relevance import live_rules
+    worked_out: list[str] = []
+
+    def counted(model, config, n):  # type: ignore[no-untyped-def]
+        worked_out.append(config.name)
+        return live_rules(model, config, n)
+    monkeypatch.setattr(cache_mod, "live_rules", counted)
+    model = load_model(_copy(tmp_path, "first"))
+    props = [model.property(p) for p in PROPS]
+    key = ResultCache(tmp_path / "c", "z3").key(model, model.config("duel"), 2, props, Options())
+    # worked out once, then read back by another run (a new cache object), for the same key
+    assert ResultCache(tmp_path / "c", "z3").key(model, model.config("duel"), 2, props, Options()) == key
+    assert worked_out == ["duel"]
+    # reworded: read back; a rule that does something else: worked out again
+    reworded = load_model(_copy(tmp_path, "reworded", "that team loses the game.", "the team loses."))
+    assert ResultCache(tmp_path / "c", "z3").key(reworded, reworded.config("duel"), 2, props, Options()) == key
+    assert worked_out == ["duel"]
+    changed = load_model(_copy(tmp_path, "changed", "life[p] <= 0", "life[p] <= 1"))
+    ResultCache(tmp_path / "c", "z3").key(changed, changed.config("duel"), 2, props, Options())
+    assert worked_out == ["duel", "duel"]
+    # an entry that does not read as a list of the model's rules is worked out again
+    for entry in (tmp_path / "c").glob("*/*.json"):
+        entry.write_text(json.dumps({**json.loads(entry.read_text()), "live": ["no-such-rule"]}), encoding="utf-8")
+    assert ResultCache(tmp_path / "c", "z3").key(model, model.config("duel"), 2, props, Options()) == key
+    assert worked_out == ["duel", "duel", "duel"]

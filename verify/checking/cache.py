@@ -7,7 +7,9 @@ vocabulary, the rules that are live in the game (a rule dead there changes nothi
 Z3 proof of the game assumes), the configuration, the player count, the engines and budgets, and
 the versions of Endgame and Z3. Rule texts, citations and source lines are no part of a meaning:
 rewording a rule finds every result again; changing what a rule does checks again only the games
-where it is live.
+where it is live. Which rules are live in a game is kept too, under the meaning of every rule, the
+vocabulary and properties, the configuration and the player count (working it out compiles every
+rule for the game): a run where nothing of that changed reads it back.
 
 An entry is data (JSON), never code. It is trusted only after every trace in it has been replayed
 through the rules as they are now (from an initial state for a counterexample or a witness); an
@@ -95,7 +97,7 @@ class ResultCache:
 
     def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
         """The key of a game's results: see the module's documentation."""
-        live = live_rules(model, config, n)
+        live = self._live(model, config, n)
         whole, rules = self._digests(model)
         return digest({
             "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
@@ -104,6 +106,26 @@ class ResultCache:
             "checked": [p.id for p in props],
             "config": meaning(config), "players": n, "options": meaning(options),
         })
+
+    def _live(self, model: Model, config: Config, n: int) -> frozenset[str]:
+        """The rules live in the game (:func:`~verify.explicit.relevance.live_rules`, which compiles
+        every rule for it), kept in the folder too under the meaning of every rule, the
+        vocabulary, the configuration and the player count: a run where none of them changed
+        reads them back (a rule that changed what it does makes another key)."""
+        whole, rules = self._digests(model)
+        key = digest({"format": FORMAT, "endgame": __version__, "live rules of": whole, "rules": sorted(rules.items()),
+                      "config": meaning(config), "players": n})
+        try:
+            data = read(self.folder, key, FORMAT)
+            if data is not None and isinstance(data.get("live"), list):
+                known = set(rules)
+                if all(isinstance(r, str) and r in known for r in data["live"]):
+                    return frozenset(data["live"])
+        except (OSError, ValueError):
+            pass
+        live = live_rules(model, config, n)
+        keep(self.folder, key, {"format": FORMAT, "key": key, "live": sorted(live)})
+        return live
 
     def load(self, key: str, model: Model, config: Config, n: int) -> _Results | None:
         """The results kept under *key*, every trace replayed on *model*; None if there are none,
