@@ -87,6 +87,15 @@ class ResultCache:
         self.z3_version = z3_version
         # the digests of one model's parts, worked out once for all its games
         self._parts: tuple[Model, str, dict[str, str]] | None = None
+        self._meanings: dict[int, tuple[Any, Any]] = {}  # id -> (the value, kept alive; its meaning)
+
+    def _meaning(self, value: Any) -> Any:
+        """:func:`meaning` of a frozen value (a configuration, the options), worked out once for
+        all the games that share it."""
+        hit = self._meanings.get(id(value))
+        if hit is None or hit[0] is not value:
+            hit = self._meanings[id(value)] = (value, meaning(value))
+        return hit[1]
 
     def _digests(self, model: Model) -> tuple[str, dict[str, str]]:
         """The digest of the vocabulary and every property, and each rule's."""
@@ -104,7 +113,7 @@ class ResultCache:
             "vocabulary and properties": whole,
             "rules": [rules[r.id] for r in model.rules if r.id in live],
             "checked": [p.id for p in props],
-            "config": meaning(config), "players": n, "options": meaning(options),
+            "config": self._meaning(config), "players": n, "options": self._meaning(options),
         })
 
     def _live(self, model: Model, config: Config, n: int) -> frozenset[str]:
@@ -114,7 +123,7 @@ class ResultCache:
         reads them back (a rule that changed what it does makes another key)."""
         whole, rules = self._digests(model)
         key = digest({"format": FORMAT, "endgame": __version__, "live rules of": whole, "rules": sorted(rules.items()),
-                      "config": meaning(config), "players": n})
+                      "config": self._meaning(config), "players": n})
         try:
             data = read(self.folder, key, FORMAT)
             if data is not None and isinstance(data.get("live"), list):
