@@ -160,7 +160,7 @@ def test_the_rules_live_in_a_game_are_kept_by_what_every_rule_means(tmp_path: Pa
     ResultCache(tmp_path / "c", "z3").key(changed, changed.config("duel"), 2, props, Options())
     assert worked_out == ["duel", "duel"]
     # an entry that does not read as a list of the model's rules is worked out again
-    for entry in (tmp_path / "c").glob("*/*.json"):
+    for entry in (tmp_path / "c" / "live").glob("*/*.json"):
         entry.write_text(json.dumps({**json.loads(entry.read_text()), "live": ["no-such-rule"]}), encoding="utf-8")
     assert ResultCache(tmp_path / "c", "z3").key(model, model.config("duel"), 2, props, Options()) == key
     assert worked_out == ["duel", "duel", "duel"]

@@ -47,6 +47,7 @@ __all__ = ["ResultCache", "DEFAULT_CACHE_DIR", "meaning", "digest", "read", "kee
 
 DEFAULT_CACHE_DIR = ".endgame-cache"
 FORMAT = 1  # the layout of an entry: raise it when that changes
+LIVE = "live"  # the subfolder where the rules live in each game are kept, apart from the results
 # What makes no part of a meaning: texts, citations, where a definition is written.
 _TEXT = frozenset({"text", "when_src", "then_src", "cites", "protects", "loc"})
 
@@ -125,7 +126,7 @@ class ResultCache:
         key = digest({"format": FORMAT, "endgame": __version__, "live rules of": whole, "rules": sorted(rules.items()),
                       "config": self._meaning(config), "players": n})
         try:
-            data = read(self.folder, key, FORMAT)
+            data = read(self.folder / LIVE, key, FORMAT)
             if data is not None and isinstance(data.get("live"), list):
                 known = set(rules)
                 if all(isinstance(r, str) and r in known for r in data["live"]):
@@ -133,7 +134,7 @@ class ResultCache:
         except (OSError, ValueError):
             pass
         live = live_rules(model, config, n)
-        keep(self.folder, key, {"format": FORMAT, "key": key, "live": sorted(live)})
+        keep(self.folder / LIVE, key, {"format": FORMAT, "key": key, "live": sorted(live)})
         return live
 
     def load(self, key: str, model: Model, config: Config, n: int) -> _Results | None:
