@@ -271,7 +271,7 @@ class Scan:
             for p, when, then in self.insts:
                 if not when(s, None):
                     continue
-                if self.witness is None and not (unsure and not self.sure_premise):
+                if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(i), p, point)
                 if not then(s, None):
                     if unsure and not self.sure_failure:
@@ -296,7 +296,7 @@ class Scan:
             for p, when, then in self.insts:
                 if not when(s, t):
                     continue
-                if self.witness is None and not (unsure and not self.sure_premise):
+                if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(a) + [(b, k)], p, "step")
                 if not then(s, t):
                     if unsure and not self.sure_failure:

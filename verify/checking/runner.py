@@ -20,7 +20,8 @@ from verify.model.types import Config, Model, Property
 from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
 
-__all__ = ["Progress", "EXPLORE_FIRST", "Options", "check", "select", "combine", "games", "explore_game", "game_drift", "ENGINES"]
+__all__ = ["Progress", "EXPLORE_FIRST", "Options", "check", "select", "combine", "games", "explore_game", "game_drift",
+           "ENGINES"]
 
 ENGINES = ("both", "explicit", "z3")
 EXPLORE_FIRST = 20_000  # states (Options.explore_first)
