@@ -14,7 +14,7 @@ from verify.explicit.evaluate import Compiler, Fn, Instance, memo
 from verify.explicit.explore import StateGraph, collector_paused, required_values
 from verify.language.expr import Call, ForAll, Quant, Var, children, conjuncts, names
 from verify.model.state import State
-from verify.model.types import Model, Property, Rule, property_graph_names, rising
+from verify.model.types import Model, Property, Rule, property_graph_names, reads_play_graph, rising
 
 __all__ = ["check_explicit", "explain", "GraphContext", "Scan", "Watch", "stops_early"]
 
@@ -66,7 +66,7 @@ class GraphContext:
         successor may be missing, so the property's value there may not be the game's: it gives a
         witness or a counterexample only where more of the graph could not undo it (:class:`Scan`).
         Empty where the graph has no cut or the property reads only the state and the step."""
-        if not property_graph_names(prop) - {"optional_available"} or not any(self.graph.cut):  # (read off the state)
+        if not reads_play_graph(prop) or not any(self.graph.cut):
             return frozenset()
         if self._open is None:
             graph = self.graph

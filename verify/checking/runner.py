@@ -295,8 +295,8 @@ class _Games:
     wanted: every one is checked), so the verdicts, traces and the order of everything reported
     are the same for every number of jobs (Z3 near the end of a budget aside: with one job the
     games before it ran in the same process, and in a test process such an answer was once seen
-    to differ from a fresh process's). A budget for the whole run (``z3_budget``) is spent in order: one game after
-    the other then.
+    to differ from a fresh process's). A budget for the whole run (``z3_budget``) is spent in
+    order: one game after the other then.
 
     A game checked already in this process, of the same model (a frozen value, loaded once per
     content: :func:`~verify.model.loader.load_model`), for the same properties and with the same

@@ -13,7 +13,7 @@ from verify.language.vocabulary import CARD_GRAPH_NAMES, GRAPH_NAMES, LOOP_NAMES
 __all__ = [
     "VarDecl", "PredDecl", "ParamDecl", "Vocabulary", "Rule", "Property", "Config", "Model", "Edition", "CURRENT", "renumber",
     "TRANSITION_KINDS", "CLAUSE_KINDS", "MANDATORY_KINDS", "PROPERTY_KINDS", "InitSpec",
-    "mandatoriness", "graph_names", "property_graph_names", "GRAPH_NAMES", "LOOP_NAMES", "CARD_GRAPH_NAMES", "LOOP_KINDS", "PLAY_KINDS",
+    "mandatoriness", "graph_names", "property_graph_names", "reads_play_graph", "rising", "GRAPH_NAMES", "LOOP_NAMES", "CARD_GRAPH_NAMES", "LOOP_KINDS", "PLAY_KINDS",
 ]
 
 # How a transition kind counts for the loop rules (DESIGN §3): passing priority
@@ -348,6 +348,12 @@ def graph_names(e: object) -> set[str]:
 def property_graph_names(prop: Property) -> set[str]:
     """The graph names a property's premise and conclusion ask about."""
     return graph_names(prop.when) | graph_names(prop.then)
+
+
+def reads_play_graph(prop: Property) -> bool:
+    """Whether *prop* asks about the play graph beyond the state itself (a loop, a successor):
+    its value at a state then depends on how much of the graph is known."""
+    return bool(property_graph_names(prop) - _EXACT)
 
 
 # Graph names that more of the play graph can only make true where they are true already: a cycle

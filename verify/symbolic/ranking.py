@@ -444,7 +444,7 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
     sol = ses.solver()
     sol.add(ts.domain(s), invs.hold(s), ts.can_step(s))
     for fixed, value in _cases(ses, s):
-        live = [z3.And(g, d) for g, d in exits if not z3.is_false(z3.simplify(z3.substitute(g, *fixed)))]
+        live = [z3.And(g, d) for g, d in exits if not z3.is_false(_under(g, fixed))]
         stuck = z3.Not(z3.Or(live)) if live else z3.BoolVal(True, ts.ctx)
         answer, why = ses.pushed(sol, *[a == b for a, b in fixed], stuck, read=lambda m: layout.show(s.read(m)))
         if answer == z3.sat:
@@ -505,6 +505,11 @@ def _cases(ses: Session, s: Frame) -> list[tuple[list[tuple[Any, Any]], str]]:
             for code, value in enumerate(enums[layout.types[at]])]
 
 
+def _under(term: Any, fixed: list[tuple[Any, Any]]) -> Any:
+    """*term* with a case's values put in and simplified (itself for the single case of none)."""
+    return z3.simplify(z3.substitute(term, *fixed)) if fixed else term
+
+
 def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any) -> tuple[Any, str]:
     """:meth:`Session.pushed` of *guard* and *terms* over *s*, one query for each value of the
     first enumerated game variable that the guard leaves possible, with that value put in and the
@@ -514,11 +519,10 @@ def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: 
     layout = ses.layout
     answer, why = z3.unsat, ""
     for fixed, _ in _cases(ses, s):
-        cased = z3.simplify(z3.substitute(guard, *fixed)) if fixed else guard
+        cased = _under(guard, fixed)
         if z3.is_false(cased):
             continue
-        answer, why = ses.pushed(sol, *[a == b for a, b in fixed], cased,
-                                 *[z3.simplify(z3.substitute(x, *fixed)) if fixed else x for x in terms],
+        answer, why = ses.pushed(sol, *[a == b for a, b in fixed], cased, *[_under(x, fixed) for x in terms],
                                  read=lambda m: layout.show(s.read(m)))
         if answer != z3.unsat:
             break
