@@ -11,8 +11,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for brokenmodels
 
 from verify.checking.runner import Options, check  # noqa: E402
 from verify.checking.verdict import CheckResult  # noqa: E402
+from verify.cli import collect_rarely  # noqa: E402
 from verify.model.loader import load_model  # noqa: E402
 from verify.model.types import Model  # noqa: E402
+
+collect_rarely()  # as the command does: the suite compiles and explores as much
 
 
 @pytest.fixture(scope="session")

@@ -104,3 +104,39 @@ def test_markdown_puts_the_real_counterexample_first_and_no_induction_counterexa
     assert "**Counterexample** for `mandatory-loops-draw`" in page and "Induction counterexample" not in page
     unsettled = CheckResult(found.property_id, found.title, found.protects, Verdict.UNKNOWN, "not settled", 0.1, (z3,))
     assert "**Induction counterexample** for `mandatory-loops-draw`" in results_markdown([unsettled], "verify check", "model")
+
+
+def _drawn(svg: str | None) -> str:
+    assert svg is not None and svg.startswith("<svg")
+    return re.sub(r' id="[^"]*"', "", svg)  # dot names a graph of a run of several by its page
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_traces_drawn_by_one_run_of_dot_are_the_drawings_of_each_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify.checking.runner import Options, check
+    from verify.model.loader import load_model
+    from verify.output import htmlreport
+    model = load_model(BROKEN)
+    results = check(model, model.properties, Options(engine="explicit", configs=("loop-pair",)))
+    traces = [t for r in results for t in (r.trace, r.witness) if t is not None]
+    assert len(traces) >= 3
+    alone = [_drawn(htmlreport.trace_svg(t)) for t in traces]
+    assert len(set(alone)) > 1
+    runs: list[str] = []
+    real = htmlreport._dot
+
+    def counted(dot: str, graphs: str) -> str | None:
+        runs.append(graphs)
+        return real(dot, graphs)
+    monkeypatch.setattr(htmlreport, "_dot", counted)
+    assert [_drawn(s) for s in htmlreport.traces_svg(traces)] == alone
+    assert len(runs) == 1
+    # a run of dot that does not give one drawing per graph: each is drawn by a run of its own
+    runs.clear()
+
+    def short(dot: str, graphs: str) -> str | None:
+        out = counted(dot, graphs)
+        return out if len(runs) > 1 or out is None else out[:out.rindex("<?xml")]
+    monkeypatch.setattr(htmlreport, "_dot", short)
+    assert [_drawn(s) for s in htmlreport.traces_svg(traces)] == alone
+    assert len(runs) == 1 + len(traces)

@@ -6,6 +6,7 @@ error in Endgame itself (with its traceback).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -155,7 +156,9 @@ def write_reports(results: list[CheckResult], model: Model, directory: str,
     (out / "latest.md").write_text(markdown, encoding="utf-8")
     (out / "index.html").write_text(results_html(results, command, display_path(model.root), cases), encoding="utf-8")
     data = _json(results, model, command, cases)
-    (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    # compact: with the case library's traces it runs to megabytes, which Python's encoder writes
+    # with indentation several times slower (its C encoder only writes without)
+    (out / "latest.json").write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     traces = out / "traces"
     if traces.is_dir():
         shutil.rmtree(traces)
@@ -232,7 +235,7 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     if sarif is not None:
         Path(sarif).write_text(json.dumps(sarif_log(results, model, _command()), indent=2) + "\n", encoding="utf-8")
     if as_json:
-        click.echo(json.dumps(_json(results, model, _command(), cases), indent=2))
+        click.echo(json.dumps(_json(results, model, _command(), cases), separators=(",", ":")))
     elif quiet:
         click.echo(results_text(results, witnesses=witness, max_steps=SHOWN_STEPS, traces_dir=traces, quiet=True))
         failed = [c for c in cases or () if not c.ok]
@@ -362,6 +365,20 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.version_option(__version__, prog_name="verify (Endgame)", message="%(prog)s %(version)s")
 def main() -> None:
     """Endgame: a formal verifier for the draw and end-of-game rules of Magic: The Gathering."""
+    collect_rarely()
+
+
+# Python's cycle collector by default looks for garbage every 700 container allocations, and
+# walks all of memory every 70,000 more: compiling the rules and exploring allocate millions of
+# closures, tuples and dictionaries, almost none of them in cycles. Measured on the bundled model
+# (`verify all`, 2 cores): cached 4.2 s -> 3.2 s (one compile of 608.2's update took 96-260 ms
+# where a full collection fell into it, against 3-10 ms), cold 23.1 s -> 21.1 s.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def collect_rarely() -> None:
+    """Run the cycle collector less often (:data:`GC_THRESHOLDS`): forked processes inherit it."""
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 @main.command("all", epilog=EXIT_CODES)

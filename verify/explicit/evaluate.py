@@ -46,7 +46,16 @@ _NONE: frozenset[int] = frozenset()
 
 
 def _const(value: Any) -> _C:
-    return _C(lambda s, t: value, value, reads=_NONE)
+    key = (type(value), value)
+    hit = _CONSTS.get(key)
+    if hit is None:
+        hit = _CONSTS[key] = _C(lambda s, t: value, value, reads=_NONE)
+    return hit
+
+
+# One compiled expression per constant (a compiler folds hundreds of thousands): its type in the
+# key, since True == 1. Values are the booleans, numbers and codes a model's expressions hold.
+_CONSTS: dict[tuple[type, Any], _C] = {}
 
 
 def _reads(*parts: _C) -> frozenset[int] | None:

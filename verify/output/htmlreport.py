@@ -21,7 +21,7 @@ from verify.output.dot import trace_dot
 from verify.output.steps import loop_note, step_rows
 from verify.scenarios.library import CaseResult
 
-__all__ = ["results_html", "trace_svg", "anchor"]
+__all__ = ["results_html", "trace_svg", "traces_svg", "anchor"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; max-width: 80em; }
@@ -46,17 +46,29 @@ def anchor(property_id: str) -> str:
 
 def trace_svg(trace: Trace) -> str | None:
     """The trace drawn by Graphviz as SVG (no XML prologue, to sit inline), or None without ``dot``."""
+    return traces_svg([trace])[0]
+
+
+def traces_svg(traces: list[Trace]) -> list[str | None]:
+    """Each trace drawn as by :func:`trace_svg`, by one run of ``dot`` over all their graphs
+    (it writes one SVG document per graph read, each from its XML prologue); each drawn by a
+    run of its own if that one fails or does not give one drawing per graph."""
     dot = shutil.which("dot")
-    if dot is None:
-        return None
-    done = subprocess.run([dot, "-Tsvg"], input=trace_dot(trace), capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        return None
-    svg = done.stdout
-    return svg[svg.index("<svg"):] if "<svg" in svg else None
+    if dot is None or not traces:
+        return [None] * len(traces)
+    done = _dot(dot, "\n".join(trace_dot(t) for t in traces))
+    drawn = done.split("<?xml")[1:] if done is not None else []
+    if len(drawn) != len(traces):
+        drawn = [_dot(dot, trace_dot(t)) or "" for t in traces]
+    return [svg[svg.index("<svg"):] if "<svg" in svg else None for svg in drawn]
 
 
-def _trace_html(trace: Trace, stem: str) -> list[str]:
+def _dot(dot: str, graphs: str) -> str | None:
+    done = subprocess.run([dot, "-Tsvg"], input=graphs, capture_output=True, text=True, timeout=60)
+    return done.stdout if done.returncode == 0 else None
+
+
+def _trace_html(trace: Trace, stem: str, svg: str | None) -> list[str]:
     lay = trace.layout
     out = [f"<h3>{escape(trace.role.capitalize())}: configuration <code>{escape(trace.config)}</code>, "
            f"{lay.n} players, {len(trace.steps)} steps</h3>",
@@ -72,7 +84,6 @@ def _trace_html(trace: Trace, stem: str) -> list[str]:
     if trace.loop_start is not None:
         out.append(f'<p><a href="#{stem}-loop">{escape(loop_note(trace))}</a>.</p>')
     out.append(f"<p>Result: {escape(trace.message)}.</p>")
-    svg = trace_svg(trace)
     if svg is not None:
         out.append(f"<figure>{svg}</figure>")
     else:
@@ -123,6 +134,9 @@ def results_html(results: Iterable[CheckResult], command: str, model_dir: str,
         out.append(f'<tr><td><a href="#{anchor(r.property_id)}">{escape(r.property_id)}</a></td>'
                    + "".join(cells) + "</tr>")
     out.append("</table>")
+    shown = {r.property_id: next((t for t in (r.trace, r.witness) if t is not None), None) for r in results}
+    drawn = [t for t in shown.values() if t is not None]
+    svgs = dict(zip(map(id, drawn), traces_svg(drawn)))
     for r in results:
         out += [f'<section id="{anchor(r.property_id)}">',
                 f"<h2><code>{escape(r.property_id)}</code>: {escape(r.title)}</h2>",
@@ -132,10 +146,9 @@ def results_html(results: Iterable[CheckResult], command: str, model_dir: str,
             out.append(f"<li>{escape(e.engine)}, <code>{escape(e.config)}</code>, {e.players} players: "
                        f"{escape(e.verdict.value)}: {escape(e.method)}</li>")
         out.append("</ul>")
-        for t in (r.trace, r.witness):
-            if t is not None:
-                out += _trace_html(t, f"{r.property_id}.{t.role}")
-                break
+        t = shown[r.property_id]
+        if t is not None:
+            out += _trace_html(t, f"{r.property_id}.{t.role}", svgs[id(t)])
         out += ['<p><a href="#top">back to the top</a></p>', "</section>"]
     if cases is not None:
         out += [f"<h2>Case library ({len(cases)} scenarios)</h2>",

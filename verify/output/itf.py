@@ -2,22 +2,30 @@
 and the run's results and scenario outcomes around them."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from verify.checking.trace import Trace
 from verify.checking.verdict import CheckResult, Verdict
+from verify.model.state import Layout
 from verify.scenarios.library import CaseResult
 from verify.scenarios.simulate import Simulation
 
 __all__ = ["trace_itf", "results_json", "scenario_json"]
 
 
-def _value(v: object) -> object:
-    """A state's value as ITF writes it: every integer as a big integer, {"#bigint": "-1"} (ITF's
-    rule since its 2023 revision: JSON numbers lose precision in many readers)."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        return {"#bigint": str(v)}
-    return v
+def _bigint(v: Any) -> object:
+    """An integer as ITF writes it, a big integer: {"#bigint": "-1"} (ITF's rule since its 2023
+    revision: JSON numbers lose precision in many readers)."""
+    return {"#bigint": str(int(v))}
+
+
+def _writers(lay: Layout) -> list[Callable[[Any], object]]:
+    """How ITF writes each slot of *lay*: booleans and enumeration names as JSON booleans and
+    strings, integers as big integers; chosen once per slot, not for every value of every state."""
+    def enum(names: tuple[str, ...]) -> Callable[[Any], object]:
+        return lambda v: names[int(v)]
+    return [bool if t == "bool" else enum(lay.vocab.enums[t]) if t in lay.vocab.enums else _bigint
+            for t in lay.types]
 
 
 def trace_itf(trace: Trace) -> dict[str, Any]:
@@ -25,6 +33,7 @@ def trace_itf(trace: Trace) -> dict[str, Any]:
     model. Variables are the layout's slots ('life[0]'), booleans and enumeration names as JSON
     booleans and strings, integers (players and cards by their numbers) as big integers."""
     lay = trace.layout
+    names, writers = lay.names, _writers(lay)
     states: list[dict[str, Any]] = []
     for i, s in enumerate(trace.states):
         meta: dict[str, Any] = {"index": i}
@@ -33,7 +42,7 @@ def trace_itf(trace: Trace) -> dict[str, Any]:
             meta.update({"rule": step.rule, "actor": step.actor, "card": (None if step.card is None else
                                                                           lay.cards[step.card]), "kind": step.kind,
                          "mandatory": step.mandatoriness, "because": list(step.because)})
-        states.append({"#meta": meta, **{name: _value(v) for name, v in lay.as_dict(s).items()}})
+        states.append({"#meta": meta, **dict(zip(names, [w(v) for w, v in zip(writers, s)]))})
     out: dict[str, Any] = {
         "#meta": {"format": "ITF", "source": "endgame", "property": trace.property_id, "role": trace.role,
                   "config": trace.config, "players": lay.n, "description": trace.message,
