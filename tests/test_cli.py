@@ -262,6 +262,20 @@ def test_a_reader_that_goes_away_is_no_internal_error() -> None:
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
 
 
+def test_the_command_leaves_at_once_with_its_status_and_all_its_output() -> None:
+    """`verify` leaves the process without Python's freeing of every object (cli.run): whatever
+    it printed is all there, and the exit status is the command's."""
+    listing = subprocess.run([sys.executable, "-m", "verify.cli", "list"], cwd=ROOT, text=True, capture_output=True,
+                             timeout=300)
+    assert listing.returncode == 0 and listing.stdout == CliRunner().invoke(main, ["list"]).output
+    bad = subprocess.run([sys.executable, "-m", "verify.cli", "check", "nosuch"], cwd=ROOT, text=True,
+                         capture_output=True, timeout=300)
+    assert bad.returncode == 2 and "unknown property 'nosuch'" in bad.stderr and "Traceback" not in bad.stderr
+    usage = subprocess.run([sys.executable, "-m", "verify.cli", "all", "--bogus"], cwd=ROOT, text=True,
+                           capture_output=True, timeout=300)
+    assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
 def test_a_witness_search_that_finds_nothing_is_unknown_not_vacuous() -> None:
     """Vacuous means the premise is proved unreachable. A search that found no witness within its
     depth proved nothing of the kind: the verdict is unknown, and says what the search did."""

@@ -760,5 +760,29 @@ def mutate_(rules: str | None, rule_ids: tuple[str, ...], ops: tuple[str, ...], 
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
+def run() -> None:
+    """The installed ``verify`` command: :func:`main`, then out of the process as soon as its
+    output is flushed. Python's own way out frees every object one by one first (the compiled
+    rules, the traces and scenarios, Z3's terms): 0.2-0.4 s of a cached ``verify all`` of about 3 s.
+    Nothing waits on it: every command writes and closes its files, and stops and joins its pools
+    of processes, before it returns."""
+    try:
+        main()
+        code: object = EXIT_OK
+    except SystemExit as done:  # (click's way out, always)
+        code = done.code
+    if code is None:
+        code = EXIT_OK
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = EXIT_FAIL
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # the reader went away, or the stream is closed
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -26,9 +26,10 @@ class ParseFailure(Exception):
 
 
 @lru_cache(maxsize=None)
-def _parser(start: str) -> lark.Lark:
+def _parser() -> lark.Lark:
+    """One parser for both start symbols (building one costs most of what parsing a model does)."""
     text = resources.files("verify.language").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return lark.Lark(text, parser="lalr", start=start, propagate_positions=True,
+    return lark.Lark(text, parser="lalr", start=["start_expr", "start_stmts"], propagate_positions=True,
                      maybe_placeholders=True)
 
 
@@ -157,7 +158,7 @@ def _tree(text: str, start: str) -> lark.Tree[Any]:
     wherever it stands (a copy of a model parses again only what it changed; a syntax error
     is raised again each time, not kept). The transformer below builds new nodes from it and
     leaves it as it is."""
-    return _parser(start).parse(text)
+    return _parser().parse(text, start=start)
 
 
 def _parse(text: str, origin: SourceLoc, start: str) -> Any:
