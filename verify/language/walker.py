@@ -24,7 +24,7 @@ class Walker:
     node class's method once (a compiler walks hundreds of thousands of nodes).
     """
 
-    _methods: dict[type, Any]
+    _methods: dict[type, Any] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
