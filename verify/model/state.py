@@ -125,9 +125,6 @@ class Layout:
             return self.vocab.enums[t][int(value)]  # type: ignore[call-overload]
         return int(value)  # type: ignore[call-overload]
 
-    def as_dict(self, state: State) -> dict[str, object]:
-        return {name: self.plain(i, v) for i, (name, v) in enumerate(zip(self.names, state))}
-
     def show(self, state: State) -> str:
         """A compact one-line description: game variables, then one group per player (a variable kept
         per player and card shown only for the cards where it is not 0 or false), then one per card."""
