@@ -128,3 +128,33 @@ def test_verify_all_says_how_many_scenarios_it_reused(tmp_path: Path) -> None:
     assert [(s["cached"], s["result"]) for s in json.loads(second.output)["scenarios"]] == [(True, "as expected")] * 4
     third = CliRunner().invoke(main, args)
     assert "cache: 1 of 1 games and 4 of 4 scenarios reused from" in third.output
+
+
+def _edited(root: Path, file: str, old: str, new: str) -> Path:
+    path = root / "rules" / file
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return root
+
+
+def test_a_change_of_meaning_plays_again_only_the_scenarios_where_the_rule_is_live(tmp_path: Path) -> None:
+    """The four scenarios are standard games: a Two-Headed Giant rule is dead in each (its guard
+    asks for the variant), so changing what it does reuses them all. An event that fires a rule
+    makes it live in its scenario, whatever the game makes of its guard: ability-exiles-its-object-only
+    activates an ability (602.2) that its configuration lists no action for."""
+    cache = tmp_path / "cache"
+    first = _play(_copy(tmp_path, "first"), cache)
+    two_headed = _edited(_copy(tmp_path, "2hg"), "810-two-headed-giant.toml",
+                         " and would_lose[t] and not loss_replaced(t))", " and would_lose[t])")
+    again = _play(two_headed, cache)
+    assert all(c.cached for c in again) and _seen(again) == _seen(first)
+    activated = _edited(_copy(tmp_path, "602"), "603-abilities.toml",
+                        'then = "pos[c] := stack + 1; stack := stack + 1; phase := check"',
+                        'then = "pos[c] := stack + 1; stack := stack + 1; phase := check; counters[c] := counters[c]"')
+    played = {c.name: c.cached for c in _play(activated, cache)}
+    assert played["ability-exiles-its-object-only"] is False
+    from verify.explicit.relevance import live_rules
+    model = load_model(activated)
+    sc = next(s for s in load_library(model, library_files(model)) if s.path.endswith("ability-exiles-its-object-only.toml"))
+    assert "602.2" not in live_rules(model, sc.config, sc.n)  # dead by its guard: live by the event

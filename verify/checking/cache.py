@@ -37,12 +37,12 @@ from verify.explicit.drift import Drift, game_drift
 from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.folding import Folding
 from verify.explicit.localloops import LocalLoops
-from verify.explicit.relevance import live_rules
+from verify.explicit.relevance import live_rules, liveness
 from verify.model.state import Layout, State, is_initial
 from verify.model.types import Config, Model, Property
 from verify.version import __version__
 
-__all__ = ["ResultCache", "DEFAULT_CACHE_DIR", "meaning", "digest", "read", "keep", "trace_data", "trace_of",
+__all__ = ["ResultCache", "LiveRules", "DEFAULT_CACHE_DIR", "meaning", "digest", "read", "keep", "trace_data", "trace_of",
            "steps_data", "steps_of"]
 
 DEFAULT_CACHE_DIR = ".endgame-cache"
@@ -80,17 +80,22 @@ def digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()
 
 
-class ResultCache:
-    """A cache folder of games' results."""
+class LiveRules:
+    """Which rules are live in each game (:func:`~verify.explicit.relevance.live_rules`, which
+    compiles every rule for it), kept in a cache folder's ``live/`` under the meaning of every
+    rule, the vocabulary and properties, the configuration and the player count: a run where none
+    of them changed reads them back (a rule that changed what it does makes another key). The
+    games' results and the case library's scenarios are both kept under the meaning of the rules
+    live where they are played."""
 
-    def __init__(self, folder: str | Path, z3_version: str):
-        self.folder = Path(folder)
-        self.z3_version = z3_version
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder) / LIVE
         # the digests of one model's parts, worked out once for all its games
-        self._parts: tuple[Model, str, dict[str, str]] | None = None
+        self._parts: tuple[Model, str, dict[str, str], str] | None = None
         self._meanings: dict[int, tuple[Any, Any]] = {}  # id -> (the value, kept alive; its meaning)
+        self._found: dict[tuple[str, tuple[object, ...]], frozenset[str]] = {}  # this run's, by what they read
 
-    def _meaning(self, value: Any) -> Any:
+    def meaning(self, value: Any) -> Any:
         """:func:`meaning` of a frozen value (a configuration, the options), worked out once for
         all the games that share it."""
         hit = self._meanings.get(id(value))
@@ -98,44 +103,61 @@ class ResultCache:
             hit = self._meanings[id(value)] = (value, meaning(value))
         return hit[1]
 
-    def _digests(self, model: Model) -> tuple[str, dict[str, str]]:
+    def digests(self, model: Model) -> tuple[str, dict[str, str]]:
         """The digest of the vocabulary and every property, and each rule's."""
+        return self._digests(model)[:2]
+
+    def _digests(self, model: Model) -> tuple[str, dict[str, str], str]:
         if self._parts is None or self._parts[0] is not model:
             whole = digest([meaning(model.vocab), [meaning(p) for p in model.properties]])
-            self._parts = (model, whole, {r.id: digest(meaning(r)) for r in model.rules})
-        return self._parts[1], self._parts[2]
+            rules = {r.id: digest(meaning(r)) for r in model.rules}
+            self._parts = (model, whole, rules, digest({"live rules of": whole, "rules": sorted(rules.items())}))
+        return self._parts[1], self._parts[2], self._parts[3]
+
+    def of(self, model: Model, config: Config, n: int) -> frozenset[str]:
+        """The ids of the rules live in the game of *config* with *n* players, kept under the
+        meaning of the model and what they read of the game (:func:`liveness`)."""
+        _, rules, every = self._digests(model)
+        reads = liveness(model, config, n)
+        hit = self._found.get((every, reads))
+        if hit is not None:
+            return hit
+        key = digest({"format": FORMAT, "endgame": __version__, "model": every, "game": meaning(reads)})
+        live: frozenset[str] | None = None
+        try:
+            data = read(self.folder, key, FORMAT)
+            if data is not None and isinstance(data.get("live"), list):
+                known = set(rules)
+                if all(isinstance(r, str) and r in known for r in data["live"]):
+                    live = frozenset(data["live"])
+        except (OSError, ValueError):
+            pass
+        if live is None:
+            live = live_rules(model, config, n)
+            keep(self.folder, key, {"format": FORMAT, "key": key, "live": sorted(live)})
+        self._found[(every, reads)] = live
+        return live
+
+
+class ResultCache:
+    """A cache folder of games' results."""
+
+    def __init__(self, folder: str | Path, z3_version: str):
+        self.folder = Path(folder)
+        self.z3_version = z3_version
+        self.live = LiveRules(folder)
 
     def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
         """The key of a game's results: see the module's documentation."""
-        live = self._live(model, config, n)
-        whole, rules = self._digests(model)
+        live = self.live.of(model, config, n)
+        whole, rules = self.live.digests(model)
         return digest({
             "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
             "vocabulary and properties": whole,
             "rules": [rules[r.id] for r in model.rules if r.id in live],
             "checked": [p.id for p in props],
-            "config": self._meaning(config), "players": n, "options": self._meaning(options),
+            "config": self.live.meaning(config), "players": n, "options": self.live.meaning(options),
         })
-
-    def _live(self, model: Model, config: Config, n: int) -> frozenset[str]:
-        """The rules live in the game (:func:`~verify.explicit.relevance.live_rules`, which compiles
-        every rule for it), kept in the folder too under the meaning of every rule, the
-        vocabulary, the configuration and the player count: a run where none of them changed
-        reads them back (a rule that changed what it does makes another key)."""
-        whole, rules = self._digests(model)
-        key = digest({"format": FORMAT, "endgame": __version__, "live rules of": whole, "rules": sorted(rules.items()),
-                      "config": self._meaning(config), "players": n})
-        try:
-            data = read(self.folder / LIVE, key, FORMAT)
-            if data is not None and isinstance(data.get("live"), list):
-                known = set(rules)
-                if all(isinstance(r, str) and r in known for r in data["live"]):
-                    return frozenset(data["live"])
-        except (OSError, ValueError):
-            pass
-        live = live_rules(model, config, n)
-        keep(self.folder / LIVE, key, {"format": FORMAT, "key": key, "live": sorted(live)})
-        return live
 
     def load(self, key: str, model: Model, config: Config, n: int) -> _Results | None:
         """The results kept under *key*, every trace replayed on *model*; None if there are none,

@@ -19,7 +19,7 @@ from verify.explicit.rotation import Rotation
 from verify.model.state import Layout, slot_values
 from verify.model.types import Config, Model, Rule
 
-__all__ = ["fixed_slots", "stable_slots", "live_rules", "dead_rules"]
+__all__ = ["fixed_slots", "stable_slots", "live_rules", "dead_rules", "liveness"]
 
 
 def fixed_slots(layout: Layout, config: Config) -> dict[int, Any]:
@@ -66,6 +66,15 @@ def live_rules(model: Model, config: Config, n: int, among: frozenset[str] | Non
     comp = Compiler(model, layout, config.params, constants=fixed_slots(layout, config))
     return frozenset(r.id for r in model.rules
                      if (among is None or r.id in among) and _live(comp, r, config, layout))
+
+
+def liveness(model: Model, config: Config, n: int) -> tuple[object, ...]:
+    """All that :func:`live_rules` reads of the game besides the rules: the seats, cards and teams,
+    the parameters, the fixed values and the optional actions allowed. Games alike in it (the
+    case library's scenarios, many to a kind of game) have the same rules live."""
+    layout = Layout.for_config(model.vocab, n, config)
+    return (n, layout.cards, layout.teams, tuple(sorted(config.params.items())),
+            tuple(sorted(fixed_slots(layout, config).items())), config.actions)
 
 
 def dead_rules(model: Model, config: Config, n: int) -> frozenset[str]:

@@ -25,6 +25,7 @@ from verify.model.types import Config, Model
 from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
 from verify.scenarios.format import Scenario
+from verify.scenarios.cache import fired
 from verify.scenarios.library import CaseResult
 from verify.scenarios.simulate import simulate, wanted
 
@@ -101,8 +102,7 @@ def _dead_for(model: Model, mm: Model, rule_id: str, sc: Scenario) -> bool:
     fixed values hold all through it (events fire rules, and no rule assigns a fixed variable), so
     it plays as on the model itself. An event that fires the rule itself (with its own parameters,
     and an optional rule whether or not the configuration lists it) always counts as live."""
-    fired = any(rule_id in part.rules() for event in sc.events for part in event.parts)
-    return not fired and _dead(model, mm, rule_id, sc.config, (sc.n,))
+    return rule_id not in fired(sc) and _dead(model, mm, rule_id, sc.config, (sc.n,))
 
 
 def _judge(model: Model, mutant: Mutant, base: Baseline, scenarios: Sequence[Scenario]) -> tuple[str, str, str]:

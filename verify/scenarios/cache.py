@@ -2,10 +2,14 @@
 
 A scenario's outcomes are kept in the cache folder of the games' results
 (:mod:`verify.checking.cache`) under a key made from the parsed meaning of what they depend on:
-the vocabulary, every rule (texts, citations and source lines aside), the scenario as parsed (its
-situation, events, bounds and expectations, where they are written; its file's name but not its
-folder), and Endgame's version. Rewording a rule or a scenario's title finds every scenario
-again; changing what a rule does plays them all again (any rule can act in a scenario's play).
+the vocabulary, the rules live in the scenario's game (texts, citations and source lines aside:
+:class:`~verify.checking.cache.LiveRules`, and every rule its events fire), the scenario as parsed
+(its situation, events, bounds and expectations, where they are written; its file's name but not
+its folder), and Endgame's version. A rule dead in the game (its guard or condition false for
+every actor and card under the game's fixed values, which hold all through a scenario: events
+fire rules, and no rule assigns a fixed variable) changes nothing in its play. Rewording a rule or
+a scenario's title finds every scenario again; changing what a rule does plays again the
+scenarios where it is live (a Two-Headed Giant rule: the Two-Headed Giant scenarios).
 
 A kept result is trusted only after every outcome's trace has been replayed through the rules as
 they are now (:func:`verify.scenarios.simulate.replay_kept`); an entry that fails to load or to
@@ -20,7 +24,7 @@ from typing import Any
 
 import networkx as nx
 
-from verify.checking.cache import digest, keep, meaning, read, steps_data, steps_of, trace_data, trace_of
+from verify.checking.cache import LiveRules, digest, keep, meaning, read, steps_data, steps_of, trace_data, trace_of
 from verify.checking.trace import ReplayMismatch
 from verify.errors import SourceLoc
 from verify.explicit.budget import MACHINE_DEPENDENT
@@ -30,7 +34,7 @@ from verify.scenarios.format import Scenario
 from verify.scenarios.simulate import Outcome, Simulation, replay_kept
 from verify.version import __version__
 
-__all__ = ["CaseCache"]
+__all__ = ["CaseCache", "fired"]
 
 FORMAT = 1  # the layout of an entry: raise it when that changes
 
@@ -40,14 +44,23 @@ class CaseCache:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder) / "scenarios"
-        self._rules: tuple[Model, str] | None = None  # one model's digest, for all its scenarios
+        self.live = LiveRules(folder)
+        self._vocab: tuple[Model, str] | None = None  # one model's vocabulary's digest, for all its scenarios
+
+    def prepare(self, model: Model) -> None:
+        """Work out the digests of *model*'s vocabulary and rules, which every key reads."""
+        if self._vocab is None or self._vocab[0] is not model:
+            self._vocab = (model, digest(meaning(model.vocab)))
+        self.live.digests(model)
 
     def key(self, model: Model, scenario: Scenario) -> str:
         """The key of a scenario's outcomes: see the module's documentation."""
-        if self._rules is None or self._rules[0] is not model:
-            self._rules = (model, digest([meaning(model.vocab), [meaning(r) for r in model.rules]]))
-        return digest({"format": FORMAT, "endgame": __version__, "rules": self._rules[1],
-                       "scenario": _meaning(scenario)})
+        self.prepare(model)
+        assert self._vocab is not None
+        _, rules = self.live.digests(model)
+        live = self.live.of(model, scenario.config, scenario.n) | fired(scenario)
+        return digest({"format": FORMAT, "endgame": __version__, "vocabulary": self._vocab[1],
+                       "rules": [rules[r.id] for r in model.rules if r.id in live], "scenario": _meaning(scenario)})
 
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
         """The simulation kept under *key*, every trace replayed on *model*; None if there is
@@ -99,6 +112,13 @@ class CaseCache:
                                  for o in sim.outcomes]}
         except ValueError:
             return None
+
+
+def fired(scenario: Scenario) -> frozenset[str]:
+    """The rules *scenario*'s events fire themselves: live in its play, whatever the game's fixed
+    values make of their guards (an event fires a rule with its own parameters, and an optional
+    one whether or not the configuration lists it)."""
+    return frozenset(r for event in scenario.events for part in event.parts for r in part.rules())
 
 
 def _meaning(scenario: Scenario) -> Any:

@@ -82,54 +82,57 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     *jobs* > 1 the scenarios are played (or their kept traces replayed) in that many forked
     processes, each handing back what a cache entry holds: the results read the same, but for the
     states played, which are not drawn (``verify simulate --dot`` plays its scenario itself)."""
-    keys = [cache.key(model, sc) if cache is not None else "" for sc in scenarios]
-    done = _in_processes(model, scenarios, keys, cache, memory_mb, timeout, jobs)
+    done = _in_processes(model, scenarios, cache, memory_mb, timeout, jobs)
     out = []
     for i, sc in enumerate(scenarios):
         if i in done:
             data, cached = done[i]
             out.append(CaseResult(CaseCache.rebuild(data, model, sc), cached=cached))
         else:
-            sim, cached = _one(model, sc, keys[i], cache, memory_mb, timeout)
+            sim, cached, _ = _one(model, sc, cache, memory_mb, timeout)
             out.append(CaseResult(sim, cached=cached))
     return out
 
 
-def _one(model: Model, scenario: Scenario, key: str, cache: CaseCache | None, memory_mb: int | None,
-         timeout: float | None) -> tuple[Simulation, bool]:
-    """*scenario*'s results from the cache (their traces replayed), else played (and kept); and
-    whether they came from the cache."""
+def _one(model: Model, scenario: Scenario, cache: CaseCache | None, memory_mb: int | None,
+         timeout: float | None) -> tuple[Simulation, bool, str]:
+    """*scenario*'s results from the cache (their traces replayed), else played (and kept);
+    whether they came from the cache; and their key, worked out here, in the process that plays
+    the scenario (it asks which rules are live in the scenario's game)."""
+    key = cache.key(model, scenario) if cache is not None else ""
     kept = cache.load(key, model, scenario) if cache is not None else None
     if kept is not None:
-        return kept, True
+        return kept, True, key
     sim = simulate(model, scenario, memory_mb=memory_mb, timeout=timeout)
     if cache is not None:
         cache.store(key, sim)
-    return sim, False
+    return sim, False, key
 
 
 # What the forked processes read (set before they start, so that nothing of it is sent to them):
-# the model, the scenarios, their keys, the cache, and the limits of each simulation.
-_SHARED: tuple[Model, list[Scenario], list[str], CaseCache | None, int | None, float | None] | None = None
+# the model, the scenarios, the cache, and the limits of each simulation.
+_SHARED: tuple[Model, list[Scenario], CaseCache | None, int | None, float | None] | None = None
 
 
 def _play(i: int) -> tuple[dict[str, Any] | None, bool]:
     """What a cache entry holds of scenario *i*'s results (None: a limit of the machine decided an
     outcome; it is played again in the main process), and whether they came from the cache."""
     assert _SHARED is not None
-    model, scenarios, keys, cache, memory_mb, timeout = _SHARED
-    sim, cached = _one(model, scenarios[i], keys[i], cache, memory_mb, timeout)
-    return CaseCache.data(keys[i], sim), cached
+    model, scenarios, cache, memory_mb, timeout = _SHARED
+    sim, cached, key = _one(model, scenarios[i], cache, memory_mb, timeout)
+    return CaseCache.data(key, sim), cached
 
 
-def _in_processes(model: Model, scenarios: list[Scenario], keys: list[str], cache: CaseCache | None,
+def _in_processes(model: Model, scenarios: list[Scenario], cache: CaseCache | None,
                   memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[dict[str, Any], bool]]:
     """The scenarios (by position) played or replayed in *jobs* forked processes, each with its
     results as a cache entry holds them and whether they came from the cache; {} with one job."""
     global _SHARED
     if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return {}
-    _SHARED = (model, scenarios, keys, cache, memory_mb, timeout)
+    if cache is not None:
+        cache.prepare(model)  # (the rules' digests: worked out once, before the processes fork)
+    _SHARED = (model, scenarios, cache, memory_mb, timeout)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(scenarios))) as pool:
             played = pool.map(_play, range(len(scenarios)), chunksize=4)
