@@ -8,8 +8,9 @@ Z3 proof of the game assumes), the configuration, the player count, the engines 
 the versions of Endgame and Z3. Rule texts, citations and source lines are no part of a meaning:
 rewording a rule finds every result again; changing what a rule does checks again only the games
 where it is live. Which rules are live in a game is kept too, under the meaning of every rule, the
-vocabulary and properties, the configuration and the player count (working it out compiles every
-rule for the game): a run where nothing of that changed reads it back.
+vocabulary and properties, and what it reads of the game (:func:`~verify.explicit.relevance.liveness`:
+seats, cards, teams, parameters, fixed values, actions; working it out compiles every rule for the
+game): a run where nothing of that changed reads it back.
 
 An entry is data (JSON), never code. It is trusted only after every trace in it has been replayed
 through the rules as they are now (from an initial state for a counterexample or a witness); an
