@@ -159,6 +159,11 @@ def test_the_rules_live_in_a_game_are_kept_by_what_every_rule_means(tmp_path: Pa
     changed = load_model(_copy(tmp_path, "changed", "life[p] <= 0", "life[p] <= 1"))
     ResultCache(tmp_path / "c", "z3").key(changed, changed.config("duel"), 2, props, Options())
     assert worked_out == ["duel", "duel"]
+    # a rule that does something else where it applies (its update, not its guard): read back,
+    # though the results' key is another
+    updated = load_model(_copy(tmp_path, "updated", "drew_from_empty[q] := false;", "drew_from_empty[q] := false and false;"))
+    assert ResultCache(tmp_path / "c", "z3").key(updated, updated.config("duel"), 2, props, Options()) != key
+    assert worked_out == ["duel", "duel"]
     # an entry that does not read as a list of the model's rules is worked out again
     for entry in (tmp_path / "c" / "live").glob("*/*.json"):
         entry.write_text(json.dumps({**json.loads(entry.read_text()), "live": ["no-such-rule"]}), encoding="utf-8")

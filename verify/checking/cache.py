@@ -7,10 +7,11 @@ vocabulary, the rules that are live in the game (a rule dead there changes nothi
 Z3 proof of the game assumes), the configuration, the player count, the engines and budgets, and
 the versions of Endgame and Z3. Rule texts, citations and source lines are no part of a meaning:
 rewording a rule finds every result again; changing what a rule does checks again only the games
-where it is live. Which rules are live in a game is kept too, under the meaning of every rule, the
-vocabulary and properties, and what it reads of the game (:func:`~verify.explicit.relevance.liveness`:
-seats, cards, teams, parameters, fixed values, actions; working it out compiles every rule for the
-game): a run where nothing of that changed reads it back.
+where it is live. Which rules are live in a game is kept too (:class:`LiveRules`), under the
+meaning of the vocabulary and every rule's guard or condition, and what it reads of the game
+(:func:`~verify.explicit.relevance.liveness`: seats, cards, teams, parameters, fixed values,
+actions; working it out compiles every guard for the game): a run where nothing of that changed
+reads it back.
 
 An entry is data (JSON), never code. It is trusted only after every trace in it has been replayed
 through the rules as they are now (from an initial state for a counterexample or a witness); an
@@ -83,11 +84,12 @@ def digest(data: Any) -> str:
 
 class LiveRules:
     """Which rules are live in each game (:func:`~verify.explicit.relevance.live_rules`, which
-    compiles every rule for it), kept in a cache folder's ``live/`` under the meaning of every
-    rule, the vocabulary and properties, the configuration and the player count: a run where none
-    of them changed reads them back (a rule that changed what it does makes another key). The
-    games' results and the case library's scenarios are both kept under the meaning of the rules
-    live where they are played."""
+    compiles every rule's guard or condition for it), kept in a cache folder's ``live/`` under the
+    meaning of the vocabulary, of every rule's guard or condition (with its kind and what it is
+    instantiated for), and of what they read of the game (:func:`liveness`): a run where none of
+    them changed reads them back, a change to what a rule does included. The games' results and the
+    case library's scenarios are both kept under the meaning of the rules live where they are
+    played."""
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder) / LIVE
@@ -110,9 +112,14 @@ class LiveRules:
 
     def _digests(self, model: Model) -> tuple[str, dict[str, str], str]:
         if self._parts is None or self._parts[0] is not model:
-            whole = digest([meaning(model.vocab), [meaning(p) for p in model.properties]])
+            vocab = meaning(model.vocab)
+            whole = digest([vocab, [meaning(p) for p in model.properties]])
             rules = {r.id: digest(meaning(r)) for r in model.rules}
-            self._parts = (model, whole, rules, digest({"live rules of": whole, "rules": sorted(rules.items())}))
+            # what live_rules reads of the model: each rule's guard or condition and what it is
+            # instantiated for, never what it does (a rule whose update changed is as live as before)
+            guards = digest({"live rules of": vocab, "rules": [meaning([r.id, r.kind, r.actor, r.card, r.defines, r.when])
+                                                                for r in model.rules]})
+            self._parts = (model, whole, rules, guards)
         return self._parts[1], self._parts[2], self._parts[3]
 
     def of(self, model: Model, config: Config, n: int) -> frozenset[str]:
