@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from verify.model.types import Config, InitSpec, Vocabulary
 
@@ -118,12 +118,18 @@ class Layout:
 
     def plain(self, index: int, value: object) -> object:
         """The JSON-friendly value of a slot (enumerations by name)."""
+        return self.plain_of(index)(value)
+
+    def plain_of(self, index: int) -> Callable[[Any], object]:
+        """What makes a slot's values JSON-friendly: ``bool``, ``int``, or an enumeration's
+        value by its name (chosen once, for a writer of many states)."""
         t = self.types[index]
         if t == "bool":
-            return bool(value)
+            return bool
         if t in self.vocab.enums:
-            return self.vocab.enums[t][int(value)]  # type: ignore[call-overload]
-        return int(value)  # type: ignore[call-overload]
+            names = self.vocab.enums[t]
+            return lambda v: names[int(v)]
+        return int
 
     def show(self, state: State) -> str:
         """A compact one-line description: game variables, then one group per player (a variable kept

@@ -24,8 +24,8 @@ from verify.explicit.relevance import live_rules
 from verify.model.types import Config, Model
 from verify.mutation.operators import Mutant, apply
 from verify.mutation.report import Outcome
-from verify.scenarios.format import Scenario
 from verify.scenarios.cache import fired
+from verify.scenarios.format import Scenario
 from verify.scenarios.library import CaseResult
 from verify.scenarios.simulate import simulate, wanted
 

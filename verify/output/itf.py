@@ -20,13 +20,9 @@ def _bigint(v: Any) -> object:
 
 
 def _writers(lay: Layout) -> list[Callable[[Any], object]]:
-    """How ITF writes each slot of *lay*: its plain value (:meth:`Layout.plain`: booleans, and
-    enumerations by name), an integer as a big integer; chosen once per slot, not for every value
-    of every state."""
-    def enum(names: tuple[str, ...]) -> Callable[[Any], object]:
-        return lambda v: names[int(v)]
-    return [bool if t == "bool" else enum(lay.vocab.enums[t]) if t in lay.vocab.enums else _bigint
-            for t in lay.types]
+    """How ITF writes each slot of *lay*: its plain value (:meth:`Layout.plain_of`), an integer as
+    a big integer; chosen once per slot, not for every value of every state."""
+    return [_bigint if w is int else w for w in map(lay.plain_of, range(len(lay.types)))]
 
 
 def trace_itf(trace: Trace) -> dict[str, Any]:

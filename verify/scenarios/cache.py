@@ -47,19 +47,18 @@ class CaseCache:
         self.live = LiveRules(folder)
         self._vocab: tuple[Model, str] | None = None  # one model's vocabulary's digest, for all its scenarios
 
-    def prepare(self, model: Model) -> None:
-        """Work out the digests of *model*'s vocabulary and rules, which every key reads."""
+    def prepare(self, model: Model) -> tuple[str, dict[str, str]]:
+        """The digests of *model*'s vocabulary and of each rule, which every key reads: worked out
+        once per model (call it before forking, and the processes share them)."""
         if self._vocab is None or self._vocab[0] is not model:
             self._vocab = (model, digest(meaning(model.vocab)))
-        self.live.digests(model)
+        return self._vocab[1], self.live.digests(model)[1]
 
     def key(self, model: Model, scenario: Scenario) -> str:
         """The key of a scenario's outcomes: see the module's documentation."""
-        self.prepare(model)
-        assert self._vocab is not None
-        _, rules = self.live.digests(model)
+        vocab, rules = self.prepare(model)
         live = self.live.of(model, scenario.config, scenario.n) | fired(scenario)
-        return digest({"format": FORMAT, "endgame": __version__, "vocabulary": self._vocab[1],
+        return digest({"format": FORMAT, "endgame": __version__, "vocabulary": vocab,
                        "rules": [rules[r.id] for r in model.rules if r.id in live], "scenario": _meaning(scenario)})
 
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:

@@ -99,13 +99,14 @@ def _one(model: Model, scenario: Scenario, cache: CaseCache | None, memory_mb: i
     """*scenario*'s results from the cache (their traces replayed), else played (and kept);
     whether they came from the cache; and their key, worked out here, in the process that plays
     the scenario (it asks which rules are live in the scenario's game)."""
-    key = cache.key(model, scenario) if cache is not None else ""
-    kept = cache.load(key, model, scenario) if cache is not None else None
+    if cache is None:
+        return simulate(model, scenario, memory_mb=memory_mb, timeout=timeout), False, ""
+    key = cache.key(model, scenario)
+    kept = cache.load(key, model, scenario)
     if kept is not None:
         return kept, True, key
     sim = simulate(model, scenario, memory_mb=memory_mb, timeout=timeout)
-    if cache is not None:
-        cache.store(key, sim)
+    cache.store(key, sim)
     return sim, False, key
 
 
