@@ -88,35 +88,17 @@ class Invariants:
                  for i in ses.instances(p) for c in _conjuncts(p.then)]
         sol = ses.solver()
         sol.add(ts.domain(s), ts.init(s))
-        alive = []
-        for c in cands:
-            sol.push()
-            sol.add(z3.Not(self._lemma(c, s)))
-            res = ses.check(sol)
-            if res == z3.unsat:
-                alive.append(c)
-            elif res == z3.unknown:
-                self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
-            sol.pop()
+        alive = self._survivors(sol, cands, s)
         act = z3.Int("act@s", ts.ctx)
         step = ts.step(s, t, act)
         while True:
             sol = ses.solver()
             sol.add(ts.domain(s), ts.domain(t), step)
             sol.add([self._lemma(c, s) for c in alive])
-            dropped = []
-            for c in alive:
-                sol.push()
-                sol.add(z3.Not(self._lemma(c, t)))
-                res = ses.check(sol)
-                if res != z3.unsat:
-                    dropped.append(c)
-                if res == z3.unknown:
-                    self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
-                sol.pop()
-            if not dropped:
+            survivors = self._survivors(sol, alive, t)
+            if len(survivors) == len(alive):
                 break
-            alive = [c for c in alive if c not in dropped]
+            alive = survivors
         total = {p.id: sum(1 for c in cands if c.prop.id == p.id) for p in states}
         kept = {p.id: sum(1 for c in alive if c.prop.id == p.id) for p in states}
         proved: dict[str, str] = {}
@@ -128,6 +110,41 @@ class Invariants:
         self._proved = proved
         self.lemmas_dropped = [p.id for p in lemmas if p.id not in proved]
         return proved
+
+    def _survivors(self, sol: z3.Solver, cands: list[_Lemma], f: Frame) -> list[_Lemma]:
+        """The candidates that hold in frame *f* in every model of *sol* (with those Z3 could not
+        decide dropped, and why noted).
+
+        One query asks whether any fails: each model found drops every candidate false in it (at
+        least one) and the query is asked again of the rest, until none can fail. Where Z3 cannot
+        decide that query, each candidate left is asked alone. The candidates kept are those one
+        query per candidate keeps: a candidate false in a model fails its own query."""
+        ses = self.session
+        alive = list(cands)
+        while alive:
+            sol.push()
+            sol.add(z3.Or([z3.Not(self._lemma(c, f)) for c in alive]))
+            res = ses.check(sol)
+            if res == z3.unknown:
+                sol.pop()
+                break
+            if res == z3.unsat:
+                sol.pop()
+                return alive
+            m = sol.model()
+            alive = [c for c in alive if z3.is_true(m.evaluate(self._lemma(c, f), model_completion=True))]
+            sol.pop()
+        kept = []
+        for c in alive:  # one query each: only where the query over all of them was undecided
+            sol.push()
+            sol.add(z3.Not(self._lemma(c, f)))
+            res = ses.check(sol)
+            if res == z3.unsat:
+                kept.append(c)
+            elif res == z3.unknown:
+                self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
+            sol.pop()
+        return kept
 
     def _lemma(self, c: _Lemma, s: Frame) -> Any:
         ts = self.session.ts
