@@ -3,7 +3,7 @@ unreachable premises, and counterexamples to induction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, Mapping, TypeVar
 
 import z3
 
@@ -14,7 +14,9 @@ from verify.model.types import Config, Property, property_graph_names
 from verify.symbolic.encode import Frame
 from verify.symbolic.session import Session
 
-__all__ = ["Invariants", "lemma_properties", "one_step", "premise_unreachable", "counterexample_to_induction"]
+K = TypeVar("K", bound=Hashable)
+
+__all__ = ["Invariants", "sweep", "lemma_properties", "one_step", "premise_unreachable", "counterexample_to_induction"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,27 @@ def lemma_properties(config: Config) -> list[Property]:
             for k, e in enumerate(config.lemmas)]
 
 
+def sweep(ses: Session, sol: z3.Solver, terms: Mapping[K, Any]) -> tuple[list[K], list[K]]:
+    """Which of *terms* no model of *sol* satisfies: (those, those left undecided), each in order.
+
+    One query asks whether any of them can hold: each model found sets aside every term true in
+    it (at least one) and the query is asked again of the rest, until none can hold (the rest are
+    unsatisfiable) or Z3 cannot decide the query (the rest are undecided). The terms found
+    unsatisfiable are those one query per term would find: a term true in a model is satisfiable."""
+    left = list(terms)
+    while left:
+        sol.push()
+        sol.add(z3.Or([terms[k] for k in left]))
+        answer = ses.check(sol)
+        if answer != z3.sat:
+            sol.pop()
+            return (left, []) if answer == z3.unsat else ([], left)
+        m = sol.model()
+        left = [k for k in left if not z3.is_true(m.evaluate(terms[k], model_completion=True))]
+        sol.pop()
+    return [], []
+
+
 class Invariants:
     """The state properties of one session that induction proves, computed on first use."""
 
@@ -54,12 +77,14 @@ class Invariants:
         # properties that lost a candidate because Z3 could not decide it (a budget), and why
         self.undecided: dict[str, str] = {}
         self.lemmas_dropped: list[str] = []  # the configuration's lemmas induction did not prove
+        self._swept: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}  # see swept()
 
     def forget(self) -> None:
         """Prove them again on next use (the transition system's assumptions changed)."""
         self._proved = None
         self.undecided = {}
         self._bases = {}
+        self._swept = {}
 
     def undecided_note(self) -> str:
         """'; invariants left out, Z3 could not decide them: P (why)', or ''."""
@@ -112,39 +137,31 @@ class Invariants:
         return proved
 
     def _survivors(self, sol: z3.Solver, cands: list[_Lemma], f: Frame) -> list[_Lemma]:
-        """The candidates that hold in frame *f* in every model of *sol* (with those Z3 could not
-        decide dropped, and why noted).
-
-        One query asks whether any fails: each model found drops every candidate false in it (at
-        least one) and the query is asked again of the rest, until none can fail. Where Z3 cannot
-        decide that query, each candidate left is asked alone. The candidates kept are those one
-        query per candidate keeps: a candidate false in a model fails its own query."""
+        """The candidates that hold in frame *f* in every model of *sol* (:func:`sweep`; those it
+        leaves undecided asked one by one, and those Z3 cannot decide then dropped, and why noted)."""
         ses = self.session
-        alive = list(cands)
-        while alive:
+        kept, left = sweep(ses, sol, {k: z3.Not(self._lemma(c, f)) for k, c in enumerate(cands)})
+        for k in left:  # one query each: only where the query over all of them was undecided
             sol.push()
-            sol.add(z3.Or([z3.Not(self._lemma(c, f)) for c in alive]))
-            res = ses.check(sol)
-            if res == z3.unknown:
-                sol.pop()
-                break
-            if res == z3.unsat:
-                sol.pop()
-                return alive
-            m = sol.model()
-            alive = [c for c in alive if z3.is_true(m.evaluate(self._lemma(c, f), model_completion=True))]
-            sol.pop()
-        kept = []
-        for c in alive:  # one query each: only where the query over all of them was undecided
-            sol.push()
-            sol.add(z3.Not(self._lemma(c, f)))
+            sol.add(z3.Not(self._lemma(cands[k], f)))
             res = ses.check(sol)
             if res == z3.unsat:
-                kept.append(c)
+                kept.append(k)
             elif res == z3.unknown:
-                self.undecided.setdefault(c.prop.id, ses.gave_up(sol))
+                self.undecided.setdefault(cands[k].prop.id, ses.gave_up(sol))
             sol.pop()
-        return kept
+        return [cands[k] for k in sorted(kept)]
+
+    def swept(self, key: tuple[object, ...], sol: z3.Solver, terms: Callable[[], dict[str, Any]]
+              ) -> tuple[list[str], list[str]]:
+        """:func:`sweep` of the terms *terms* makes (by property) over *sol*, once per *key* until
+        the invariants are proved again, on a budget of its own (as a measure's proof: every
+        property of the game shares it, whichever asks first)."""
+        found = self._swept.get(key)
+        if found is None:
+            with self.session.apart():
+                found = self._swept[key] = sweep(self.session, sol, terms())
+        return found
 
     def _lemma(self, c: _Lemma, s: Frame) -> Any:
         ts = self.session.ts
@@ -169,28 +186,51 @@ class Invariants:
         return z3.BoolVal(True, self.session.ts.ctx)
 
 
-def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
-    """A step or terminal property proved by one query from the proved invariants:
-    (how, None) when proved, (None, Z3's reason) when Z3 gave up, (None, None) otherwise."""
+def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> tuple[tuple[object, ...], z3.Solver]:
+    """The solver a step or terminal property's one-step query is pushed on, and its key: the
+    properties of the same key share it."""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
     if prop.kind == "step":
-        sol = invs.base(("step", not prop.domain, prop.ignored), lambda: ts.domain(t, mins=not prop.domain),
-                        lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
-    else:
-        sol = invs.base(("state",))
+        key: tuple[object, ...] = ("step", not prop.domain, prop.ignored)
+        return key, invs.base(key, lambda: ts.domain(t, mins=not prop.domain),
+                              lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+    return ("state",), invs.base(("state",))
+
+
+def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
+    """A step or terminal property proved by one query from the proved invariants:
+    (how, None) when proved, (None, Z3's reason) when Z3 gave up, (None, None) otherwise.
+
+    The properties that share its query's solver are first asked together (:func:`sweep`, once:
+    most hold, and one query then proves them all); a property that sweep does not prove is
+    asked alone."""
+    ts = ses.ts
+    s, t = ts.frame("s"), ts.frame("t")
+    key, sol = _one_step_base(ses, invs, prop)
+
+    def violations() -> dict[str, Any]:
+        return {p.id: ses.violated(p, s, t if p.kind == "step" else None) for p in ses.model.properties
+                if p.kind != "state" and _one_step_base(ses, invs, p)[0] == key}
+    if prop in ses.model.properties and prop.id in invs.swept(("one step",) + key, sol, violations)[0]:
+        return _ONE_STEP, None
     violated = ses.violated(prop, s, t if prop.kind == "step" else None)
     ses.hold(violated)
     res, why = ses.pushed(sol, violated)
     if res == z3.unsat:
-        return "proved by a one-step query from the proved invariants", None
+        return _ONE_STEP, None
     if res == z3.unknown:
         return None, why
     return None, None
 
 
+_ONE_STEP = "proved by a one-step query from the proved invariants"
+
+
 def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
-    """One query: no state (or step) satisfying the proved invariants meets the premise."""
+    """One query: no state (or step) satisfying the proved invariants meets the premise. (Asked
+    alone: premises rarely hold together, so a :func:`sweep` of them spends a query on each
+    all the same.)"""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
     if prop.kind == "step":
