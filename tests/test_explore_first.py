@@ -56,9 +56,11 @@ def test_a_large_game_is_proved_first_and_keeps_the_witness_of_its_first_states(
     assert explicit.verdict is Verdict.UNKNOWN and explicit.states == 5000
     assert explicit.method.startswith("explored its first 5,000 states only (Z3 asked first past them)")
     assert explicit.witness is not None and z3.verdict is Verdict.HOLDS
-    # explored whole first, the game is known within its bounds only; the proof is the same
+    # explored whole first, the game is cut by its bounds: Z3 is asked first there too, and
+    # exploration reads the states up to the witness only; the proof is the same
     [whole] = check(MODEL, [prop], Options(configs=("duel",), explore_first=None))
-    assert [x.verdict for x in whole.results] == [Verdict.BOUNDED, Verdict.HOLDS]
+    assert [x.verdict for x in whole.results] == [Verdict.UNKNOWN, Verdict.HOLDS]
+    assert "the rest not read" in whole.results[0].method and whole.results[0].witness is not None
     assert whole.verdict is Verdict.HOLDS
 
 
@@ -83,3 +85,34 @@ def test_a_witness_only_the_whole_game_shows_is_looked_for_there() -> None:
     [explicit] = [x for x in r.results if x.engine == "explicit"]
     assert explicit.verdict is Verdict.HOLDS and explicit.witness is not None
     assert explicit.method.startswith("exhaustive, no successor cut") and explicit.states > 2000
+
+
+def test_where_z3_proves_a_property_exploration_cut_by_bounds_reads_only_its_witness() -> None:
+    """On a game whose exploration cut successors (so it settles nothing but a counterexample),
+    Z3 is asked first; where it proves a property, exploration reads the states only up to the
+    first that meets the premise: the same witness, at the same depth, as the whole check gives."""
+    from verify.checking.runner import RunBudget, _check_game
+    model = load_model()
+    read = 0
+    for name in ("card-statics", "infect"):
+        found = _check_game(model, model.properties, Options(), name, 2, RunBudget(None))
+        config = model.config(name)
+        graph = explore_game(model, config, 2, symmetry=bool(config.symmetry))
+        assert graph.complete and any(graph.cut_by.values()) and len(graph.states) < Options().explore_first
+        ctx = GraphContext(graph)
+        for p in model.properties:
+            explicit = [r for r in found[p.id] if r.engine == "explicit"]
+            proofs = [r for r in found[p.id] if r.engine == "z3" and r.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
+            assert len(explicit) == 1, p.id
+            if not proofs:
+                assert "the rest not read" not in explicit[0].method
+                continue
+            read += 1
+            whole = check_explicit(graph, p, ctx)
+            assert whole.verdict in (Verdict.BOUNDED, Verdict.UNKNOWN), p.id  # nothing settled by exploration
+            assert explicit[0].verdict is Verdict.UNKNOWN and "the rest not read" in explicit[0].method, p.id
+            mine, theirs = explicit[0].witness, whole.witness
+            assert (mine is None) == (theirs is None), p.id
+            if mine is not None and theirs is not None:
+                assert (mine.initial, mine.steps, mine.point) == (theirs.initial, theirs.steps, theirs.point), p.id
+    assert read > 40

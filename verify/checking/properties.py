@@ -16,7 +16,7 @@ from verify.language.expr import Call, ForAll, Quant, Var, children, conjuncts, 
 from verify.model.state import State
 from verify.model.types import Model, Property, Rule, property_graph_names, reads_play_graph, rising
 
-__all__ = ["check_explicit", "explain", "GraphContext", "Scan", "Watch", "stops_early"]
+__all__ = ["check_explicit", "witness_explicit", "explain", "GraphContext", "Scan", "Watch", "stops_early"]
 
 
 class GraphContext:
@@ -245,8 +245,9 @@ class Scan:
     are taken in the order the search found them, so the paths are shortest."""
 
     def __init__(self, graph: StateGraph, prop: Property, insts: list[tuple[int | None, Fn, Fn]],
-                 open_future: frozenset[int] = frozenset()):
+                 open_future: frozenset[int] = frozenset(), *, witness_only: bool = False):
         self.graph, self.prop, self.insts = graph, prop, insts
+        self.witness_only = witness_only  # stop at the first witness; the conclusion is not read
         # Nodes where the property's reading of the play graph is not settled (a cut step can follow).
         # There a premise that only rises with more of the graph (rising) is met for good, and so is a
         # failure; anything else read there is not the game's, so neither a witness nor a counterexample.
@@ -273,6 +274,10 @@ class Scan:
                     continue
                 if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(i), p, point)
+                    if self.witness_only:
+                        return
+                if self.witness_only:
+                    continue
                 if not then(s, None):
                     if unsure and not self.sure_failure:
                         self.unsettled += 1
@@ -298,6 +303,10 @@ class Scan:
                     continue
                 if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(a) + [(b, k)], p, "step")
+                    if self.witness_only:
+                        return
+                if self.witness_only:
+                    continue
                 if not then(s, t):
                     if unsure and not self.sure_failure:
                         self.unsettled += 1
@@ -337,12 +346,10 @@ class Watch:
         return self.scan.violation is not None
 
 
-@collector_paused  # the memo tables and the play graph's components: many objects, no cycles
-def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
-    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
-    start = time.perf_counter()
-    ctx = ctx or GraphContext(graph)
-    scan = Scan(graph, prop, ctx.compile_property(prop), ctx.open_future(prop))
+def _scan(graph: StateGraph, prop: Property, ctx: GraphContext, witness_only: bool = False) -> Scan:
+    """*prop* read on every state, step or terminal state of *graph* its premise can hold in, in
+    the order they were found (with *witness_only*, up to the first where the premise holds)."""
+    scan = Scan(graph, prop, ctx.compile_property(prop), ctx.open_future(prop), witness_only=witness_only)
     only = ctx.required(prop)
     if prop.kind == "state":
         scan.nodes(range(len(graph.states)) if only is None else only[0], "state")
@@ -350,6 +357,34 @@ def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None =
         scan.nodes(graph.terminal(prop.ignored) if prop.ignored else ctx.terminal_nodes, "terminal")
     else:
         scan.steps(range(len(graph.src)) if only is None else only[1])
+    return scan
+
+
+@collector_paused  # the memo tables and the play graph's components: many objects, no cycles
+def witness_explicit(graph: StateGraph, prop: Property, ctx: GraphContext, proof: str, seen: str = "") -> EngineResult:
+    """The first state or step of *graph* (in the order found: the shortest path) where *prop*'s
+    premise holds, as a witness, where Z3 has proved *prop* on this game (*proof*: how): the
+    conclusion is not read, so the result settles nothing itself (unknown). *seen* begins its
+    method (what part of the game *graph* is)."""
+    start = time.perf_counter()
+    scan = _scan(graph, prop, ctx, witness_only=True)
+    wtrace = None
+    if scan.witness is not None:
+        path, p, point = scan.witness
+        wtrace = _trace(ctx, prop, path, "witness", point, lambda who: f"premise of {prop.id} met{who}", p)
+    found = (f"premise met at depth {len(scan.witness[0]) - 1}" if scan.witness is not None
+             else f"no state among {len(graph.states):,} meets the premise")
+    return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
+                        f"{seen}{found}; the rest not read: {proof} ({graph.scope()})", time.perf_counter() - start,
+                        witness=wtrace, states=len(graph.states), cut=sum(graph.cut_by.values()))
+
+
+@collector_paused  # the memo tables and the play graph's components: many objects, no cycles
+def check_explicit(graph: StateGraph, prop: Property, ctx: GraphContext | None = None) -> EngineResult:
+    """Check *prop* on every state, step or terminal state of *graph*; shortest trace first."""
+    start = time.perf_counter()
+    ctx = ctx or GraphContext(graph)
+    scan = _scan(graph, prop, ctx)
     witness, violation, states = scan.witness, scan.violation, graph.states
 
     seconds = time.perf_counter() - start

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Collection, Iterable, Sequence
 
 from verify.checking.cache import ResultCache
-from verify.checking.properties import GraphContext, Watch, check_explicit, stops_early
+from verify.checking.properties import GraphContext, Watch, check_explicit, stops_early, witness_explicit
 from verify.checking.symbolic import (DEFAULT_DEPTH, DEFAULT_RLIMIT, DEFAULT_SEARCH_RLIMIT, DEFAULT_TIMEOUT_MS,
                                      RunBudget, SymbolicChecker)
 from verify.checking.verdict import CheckResult, EngineResult, Verdict
@@ -164,20 +164,31 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     return [combine(p, per[p.id], scoped) for p in props]
 
 
+def _explore(model: Model, config: Config, n: int, props: Sequence[Property], options: Options, *,
+             max_states: int | None = None, proof: SymmetryProof | None = None) -> StateGraph:
+    """Explore one game (its first *max_states* states, where given). For one property that the
+    states and steps found so far decide (:func:`~verify.checking.properties.stops_early`), the
+    search stops at its first counterexample: the same one the whole graph would give first."""
+    wanted = config.symmetry if options.symmetry is None else options.symmetry
+    until = Watch(model, props[0]) if len(props) == 1 and stops_early(props[0]) else None
+    return explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
+                        timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until,
+                        max_states=max_states, proof=proof)
+
+
 def _explicit(model: Model, config: Config, n: int, props: Sequence[Property], options: Options, *,
               max_states: int | None = None, proof: SymmetryProof | None = None
               ) -> tuple[StateGraph, dict[str, EngineResult]]:
-    """Explore one game (its first *max_states* states, where given) and check *props* on it. For
-    one property that the states and steps found so far decide
-    (:func:`~verify.checking.properties.stops_early`), the search stops at its first
-    counterexample: the same one the whole graph would give first."""
-    wanted = config.symmetry if options.symmetry is None else options.symmetry
-    until = Watch(model, props[0]) if len(props) == 1 and stops_early(props[0]) else None
-    graph = explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
-                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until,
-                         max_states=max_states, proof=proof)
+    """:func:`_explore` one game and check *props* on it."""
+    graph = _explore(model, config, n, props, options, max_states=max_states, proof=proof)
     ctx = GraphContext(graph)
     return graph, {p.id: check_explicit(graph, p, ctx) for p in props}
+
+
+def _within_bounds_only(graph: StateGraph) -> bool:
+    """Whether *graph*, explored whole, had successors cut or initial values left wider than
+    explored: its check of a property can then settle nothing but a counterexample."""
+    return graph.complete and not graph.halted and (any(graph.cut_by.values()) or bool(graph.released))
 
 
 def _first_states_only(graph: StateGraph, first: int) -> bool:
@@ -193,12 +204,14 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
     did not settle.
 
     With both engines, exploration first takes ``options.explore_first`` states. Where they are
-    the whole game, it goes on as above. Where the game is larger, Z3 is asked first for a proof
-    of each property not refuted among them (a proof covers every counter value, which an
-    exploration cut by bounds never does); exploration then goes on over the whole game for the
-    properties left, and Z3 (its counterexample search included) is asked those exploration does
-    not settle. The first states' results stay with the proved ones: their witnesses, found in
-    the order of the search, are real and shortest.
+    the whole game and no bound cut it, it goes on as above. Where the game is larger, or a bound
+    cut a successor (exploration then settles only a counterexample), Z3 is asked first for a
+    proof of each property (a proof covers every counter value, which an exploration cut by
+    bounds never does); exploration gives a proved property its witness from the states found,
+    read up to the first that meets the premise (in the order of the search: real and
+    shortest). For the properties left, exploration checks every state found and, past the
+    first states, goes on over the whole game; Z3 (its counterexample search included) is asked
+    those exploration does not settle.
 
     Nothing here depends on another game, so games can be checked in any order or at once; the
     caller keeps one counterexample per property and looks for witnesses afterwards.
@@ -221,19 +234,24 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
     asked = list(props)
     if options.engine in ("both", "explicit") and config.explores(n):
         first = options.explore_first if options.engine == "both" else None
-        graph, found = _explicit(model, config, n, asked, options, max_states=first)
-        if first is not None and _first_states_only(graph, first):
-            proved: dict[str, EngineResult] = {}
+        graph = _explore(model, config, n, asked, options, max_states=first)
+        ctx = GraphContext(graph)
+        partial = first is not None and _first_states_only(graph, first)
+        if options.engine == "both" and (partial or _within_bounds_only(graph)):
+            # Exploration settles nothing here but a counterexample (its first states only, or a
+            # game cut by bounds): Z3 is asked first for a proof (which covers every counter
+            # value), and where it gives one, exploration gives the witness (the first state or
+            # step that meets the premise) and reads no further.
+            seen = f"{_FIRST_LOOK} {len(graph.states):,} states only (Z3 asked first past them); " if partial else ""
             for p in asked:
-                if found[p.id].verdict is not Verdict.VIOLATED:
-                    r = symbolic().check(p, witness=False, search=False, vacuity=True)
-                    if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS):
-                        proved[p.id] = r
-            for pid, r in proved.items():
-                out[pid] += [_first_look(found[pid]), r]
-            asked = [p for p in asked if p.id not in proved]
+                r = symbolic().check(p, witness=False, search=False, vacuity=True)
+                if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS):
+                    out[p.id] += [witness_explicit(graph, p, ctx, r.method.split(" (")[0], seen), r]
+            asked = [p for p in asked if not out[p.id]]
+        found = {p.id: check_explicit(graph, p, ctx) for p in asked}
+        if partial:  # the whole game for the properties no proof settled
             rest = [p for p in asked if found[p.id].verdict is not Verdict.VIOLATED]
-            if rest:  # the whole game for the properties no proof settled
+            if rest:
                 found.update(_explicit(model, config, n, rest, options, proof=graph.symmetry)[1])
         for p in asked:
             out[p.id].append(found[p.id])
@@ -244,16 +262,6 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
         for p in asked:  # witnesses come afterwards, from the first game that has one
             out[p.id].append(symbolic().check(p, witness=False, vacuity=True))
     return out
-
-
-def _first_look(r: EngineResult) -> EngineResult:
-    """The result of exploring a game's first states only, saying so (a proof settled the game).
-    (Fewer than asked for where a search that folded states had to start again without folding:
-    the state limit counts both.)"""
-    if r.verdict is not Verdict.UNKNOWN:
-        return r
-    return replace(r, method=f"{_FIRST_LOOK} {r.states:,} states only (Z3 asked first past them); "
-                             f"no counterexample among them")
 
 
 _FIRST_LOOK = "explored its first"
@@ -444,7 +452,8 @@ def _explore_for_witnesses(model: Model, options: Options, props: list[Property]
 
 
 def _first_states_result(r: EngineResult) -> bool:
-    """Whether *r* is exploration's result on a game's first states only (:func:`_first_look`)."""
+    """Whether *r* is exploration's result on a game's first states only (a witness looked for
+    there, Z3 having proved the property on the game)."""
     return r.engine == "explicit" and r.verdict is Verdict.UNKNOWN and r.method.startswith(_FIRST_LOOK)
 
 

@@ -95,7 +95,10 @@ def short_how(r: CheckResult) -> str:
     proved = games("z3", Verdict.HOLDS)
     if proved:
         parts.append(f"proved {len(proved)} by Z3")
-    bounded = ({k for k in everywhere if k not in explored | proved}
+    unreachable = games("z3", Verdict.VACUOUS) - explored - proved
+    if unreachable:
+        parts.append(f"premise unreachable on {len(unreachable)} (Z3)")
+    bounded = ({k for k in everywhere if k not in explored | proved | unreachable}
                & (games("explicit", Verdict.BOUNDED) | games("z3", Verdict.BOUNDED)))
     if bounded:  # what the verdict rests on comes first
         parts.insert(0, f"within bounds {_games(len(bounded))} declare{'s' if len(bounded) == 1 else ''}"
