@@ -171,7 +171,7 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
     """The step and terminal properties that share a one-step query's solver are asked together
     first (a sweep): the ones it proves are exactly those each query alone proves, on bundled
     games and on a broken copy where some property fails the one-step query."""
-    from verify.symbolic.induction import Invariants, _one_step_base, one_step
+    from verify.symbolic.induction import Invariants, _one_step_base, _one_step_key, one_step
     model = load_model()
     broken = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
     failing = 0
@@ -180,7 +180,7 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
         invs = Invariants(ses)
         s, t = ses.ts.frame("s"), ses.ts.frame("t")
         for p in [p for p in m.properties if p.kind != "state"]:
-            key, sol = _one_step_base(ses, invs, p)
+            key, sol = _one_step_key(p), _one_step_base(ses, invs, p)
             alone = ses.pushed(sol, ses.violated(p, s, t if p.kind == "step" else None))[0]
             assert alone != z3.unknown
             proved, _ = one_step(ses, invs, p)

@@ -186,16 +186,20 @@ class Invariants:
         return z3.BoolVal(True, self.session.ts.ctx)
 
 
-def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> tuple[tuple[object, ...], z3.Solver]:
-    """The solver a step or terminal property's one-step query is pushed on, and its key: the
-    properties of the same key share it."""
+def _one_step_key(prop: Property) -> tuple[object, ...]:
+    """Which solver a step or terminal property's one-step query is pushed on: the properties of
+    the same key share it."""
+    return ("step", not prop.domain, prop.ignored) if prop.kind == "step" else ("state",)
+
+
+def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> z3.Solver:
+    """The solver of *prop*'s one-step query (:func:`_one_step_key`)."""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
     if prop.kind == "step":
-        key: tuple[object, ...] = ("step", not prop.domain, prop.ignored)
-        return key, invs.base(key, lambda: ts.domain(t, mins=not prop.domain),
-                              lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
-    return ("state",), invs.base(("state",))
+        return invs.base(_one_step_key(prop), lambda: ts.domain(t, mins=not prop.domain),
+                         lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+    return invs.base(("state",))
 
 
 def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
@@ -207,11 +211,11 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     asked alone."""
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
-    key, sol = _one_step_base(ses, invs, prop)
+    key, sol = _one_step_key(prop), _one_step_base(ses, invs, prop)
 
     def violations() -> dict[str, Any]:
         return {p.id: ses.violated(p, s, t if p.kind == "step" else None) for p in ses.model.properties
-                if p.kind != "state" and _one_step_base(ses, invs, p)[0] == key}
+                if p.kind != "state" and _one_step_key(p) == key}
     if prop in ses.model.properties and prop.id in invs.swept(("one step",) + key, sol, violations)[0]:
         return _ONE_STEP, None
     violated = ses.violated(prop, s, t if prop.kind == "step" else None)
