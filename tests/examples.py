@@ -45,6 +45,11 @@ ROWS: list[tuple[str, object]] = [
     # without limited range of influence every player is in range (801.1); the seats count vacated ones apart
     ("in_range(0, 2)", True), ("count(r in players: not vacated[r] and seats(p, r) > 0 and seats(p, r) <= seats(p, 0))", 1),
     ("min(life[0], library[2])", 3), ("max(life[1], 0)", 0), ("abs(life[1])", 1),
+    # the aggregates over seats: min(q in ...: e) and max(q in ...: e), and the binary ones beside them
+    ("min(q in players: life[q])", -1), ("max(q in players: library[q] - life[q])", 5),
+    ("min(q in opponents(p): poison[q])", 0), ("max(q in team(p): apnap(q))", 0),
+    ("min(q in players: if status[q] == playing then apnap(q) else N)", 0),
+    ("max(q in players: min(life[q], library[q])) + min(2, 3)", 2),
     ("sba(0)", True), ("sba(1)", True), ("sba(2)", True),
     ("loses(1)", False), ("loses(active)", False), ("may_draw(0)", False), ("may_draw(p)", True),
     ("next_drawer(0)", False), ("next_drawer(2)", False), ("game_drawn", False),

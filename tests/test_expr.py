@@ -198,3 +198,21 @@ def test_expanded_predicate_arguments_are_typed(model: Model, src: str, phrase: 
     checker = TypeChecker(model.vocab)
     checker.check_expr(parse_expr(src), Scope(frozenset({"p", "c"}), cards=frozenset({"c"})), want=None)
     assert any(phrase in d.message for d in checker.diagnostics), checker.diagnostics
+
+
+@pytest.mark.parametrize("src, code, phrase", [
+    ("min(q in players: status[q] == playing)", "type", "'min' needs an int body, found bool"),
+    ("max(c in cards: amount[c])", "domain", "'max' ranges over 'players', 'opponents(p)' or 'team(p)'"),
+])
+def test_the_aggregates_take_an_int_over_seats(model: Model, src: str, code: str, phrase: str) -> None:
+    """min(q in D: e) and max(q in D: e): an int body, over seats only (a game has at least two
+    players; it may have no cards, and the least of nothing is nothing)."""
+    checker = TypeChecker(model.vocab)
+    assert checker.check_expr(parse_expr(src), Scope(frozenset({"p"})), want=None) is None
+    assert [(d.code, phrase in d.message) for d in checker.diagnostics] == [(code, True)], checker.diagnostics
+
+
+def test_a_binary_min_is_a_call_and_one_with_a_binder_an_aggregate() -> None:
+    from verify.language.expr import Call, Quant
+    assert isinstance(parse_expr("min(life[0], 2)"), Call) and isinstance(parse_expr("max (q in players: 1)"), Quant)
+    assert isinstance(parse_expr("min(inside, 2)"), Call)  # a name that begins with 'in' is no binder

@@ -43,6 +43,8 @@ def ints(bound: tuple[str, ...], depth: int) -> st.SearchStrategy[str]:
         st.builds(lambda k, b: f"{k}(q in players: {b})", st.just("count"), bools(bound + ("q",), depth - 1))
         if "q" not in bound else leaf,
         st.builds(lambda b: f"sum(q in players: {b})", ints(bound + ("q",), depth - 1)) if "q" not in bound else leaf,
+        st.builds(lambda k, b: f"{k}(q in players: {b})", st.sampled_from(["min", "max"]), ints(bound + ("q",), depth - 1))
+        if "q" not in bound else leaf,
     )
 
 

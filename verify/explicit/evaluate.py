@@ -441,6 +441,8 @@ class Compiler(Walker):
             return memo(_all(parts))
         if node.kind == "any":
             return memo(_any(parts))
+        if node.kind in ("min", "max"):  # (over seats: never empty)
+            return memo(_extreme(min if node.kind == "min" else max, parts))
         if node.kind == "count":
             parts = [_indicator(p) for p in parts]
         consts = sum(p.const for p in parts if p.is_const)
@@ -455,6 +457,20 @@ def _operands(node: Expr, op: str) -> list[Expr]:
     if isinstance(node, Binary) and node.op == op:
         return _operands(node.left, op) + _operands(node.right, op)
     return [node]
+
+
+def _extreme(pick: Callable[..., int], parts: list[_C]) -> _C:
+    """The least (or greatest: *pick*) of *parts*, the constant ones folded first."""
+    consts = [p.const for p in parts if p.is_const]
+    fns = [p.fn for p in parts if not p.is_const]
+    if not fns:
+        return _const(pick(consts))
+    if len(parts) == 1:
+        return parts[0]
+    if consts:
+        bound = pick(consts)
+        return _mk(lambda s, t: pick(bound, *(f(s, t) for f in fns)), *parts)
+    return _mk(lambda s, t: pick(f(s, t) for f in fns), *parts)
 
 
 def _indicator(a: _C) -> _C:

@@ -18,7 +18,7 @@ __all__ = [
 NOWHERE = SourceLoc("<builtin>")
 
 BINARY_OPS = ("+", "-", "*", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "implies")
-QUANTIFIERS = ("all", "any", "count", "sum")
+QUANTIFIERS = ("all", "any", "count", "sum", "min", "max")
 
 
 def _loc() -> SourceLoc:

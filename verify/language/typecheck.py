@@ -290,9 +290,12 @@ class TypeChecker(Walker):
         self._domain(node.domain, scope)
         inner = scope.bind(node.var, node.domain)
         t = self.walk(node.body, inner)
+        if node.kind in ("min", "max") and isinstance(node.domain, Var) and node.domain.name == "cards":
+            self._err(node.domain.loc, "domain", f"'{node.kind}' ranges over 'players', 'opponents(p)' or 'team(p)', "
+                      f"never empty; a configuration may have no cards")
         if node.kind in ("all", "any", "count"):
             if t != BOOL:
                 self._err(node.body.loc, "type", f"'{node.kind}' needs a bool body, found {t}")
         elif t not in NUMERIC:
-            self._err(node.body.loc, "type", f"'sum' needs an int body, found {t}")
+            self._err(node.body.loc, "type", f"'{node.kind}' needs an int body, found {t}")
         return BOOL if node.kind in ("all", "any") else INT

@@ -250,6 +250,12 @@ class Encoder(Walker):
             return and_(self.ctx, parts) if parts else self._val(True)
         if node.kind == "any":
             return or_(self.ctx, parts) if parts else self._val(False)
+        if node.kind in ("min", "max"):  # (over seats: never empty)
+            op = "<" if node.kind == "min" else ">"
+            out = parts[0]
+            for p in parts[1:]:
+                out = ite(compare(op, p, out), p, out)
+            return out
         if node.kind == "count":
             parts = [ite(p, self._val(1), self._val(0)) for p in parts]
         return z3.Sum(parts) if parts else self._val(0)
