@@ -335,7 +335,10 @@ class _Games:
             # a fresh fork for every game: what Z3 answers at the edge of a budget can depend on
             # what its process did before, and which worker takes which game depends on timing
             self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)), maxtasksperchild=1)
-            self.futures = {g: self.pool.apply_async(_game_work, (i,)) for i, g in enumerate(played) if g in todo}
+            # the games with the most players first (they take longest): the last ones to finish
+            # are then small, and neither process waits long for the other at the end
+            order = sorted((i for i, g in enumerate(played) if g in todo), key=lambda i: -played[i][1])
+            self.futures = {played[i]: self.pool.apply_async(_game_work, (i,)) for i in order}
         return self
 
     def __exit__(self, *exc: object) -> None:
