@@ -361,18 +361,21 @@ def _scan(graph: StateGraph, prop: Property, ctx: GraphContext, witness_only: bo
 
 
 @collector_paused  # the memo tables and the play graph's components: many objects, no cycles
-def witness_explicit(graph: StateGraph, prop: Property, ctx: GraphContext, proof: str, seen: str = "") -> EngineResult:
+def witness_explicit(graph: StateGraph, prop: Property, ctx: GraphContext, proof: str, seen: str = "", *,
+                     unreachable: bool = False) -> EngineResult:
     """The first state or step of *graph* (in the order found: the shortest path) where *prop*'s
     premise holds, as a witness, where Z3 has proved *prop* on this game (*proof*: how): the
     conclusion is not read, so the result settles nothing itself (unknown). *seen* begins its
-    method (what part of the game *graph* is)."""
+    method (what part of the game *graph* is). Where Z3 proved the premise *unreachable* (no
+    state meeting the proved invariants meets it, so no state explored does), nothing is read."""
     start = time.perf_counter()
-    scan = _scan(graph, prop, ctx, witness_only=True)
+    scan = None if unreachable else _scan(graph, prop, ctx, witness_only=True)
     wtrace = None
-    if scan.witness is not None:
+    if scan is not None and scan.witness is not None:
         path, p, point = scan.witness
         wtrace = _trace(ctx, prop, path, "witness", point, lambda who: f"premise of {prop.id} met{who}", p)
-    found = (f"premise met at depth {len(scan.witness[0]) - 1}" if scan.witness is not None
+    found = ("its premise unreachable" if scan is None
+             else f"premise met at depth {len(scan.witness[0]) - 1}" if scan.witness is not None
              else f"no state among {len(graph.states):,} meets the premise")
     return EngineResult("explicit", graph.config.name, graph.n, Verdict.UNKNOWN,
                         f"{seen}{found}; the rest not read: {proof} ({graph.scope()})", time.perf_counter() - start,

@@ -246,7 +246,8 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
             for p in asked:
                 r = symbolic().check(p, witness=False, search=False, vacuity=True)
                 if r.verdict in (Verdict.HOLDS, Verdict.VACUOUS):
-                    out[p.id] += [witness_explicit(graph, p, ctx, r.method.split(" (")[0], seen), r]
+                    out[p.id] += [witness_explicit(graph, p, ctx, r.method.split(" (")[0], seen,
+                                                   unreachable=r.verdict is Verdict.VACUOUS), r]
             asked = [p for p in asked if not out[p.id]]
         found = {p.id: check_explicit(graph, p, ctx) for p in asked}
         if partial:  # the whole game for the properties no proof settled
