@@ -325,3 +325,20 @@ def test_every_command_takes_the_common_options() -> None:
     quiet = CliRunner().invoke(main, ["simulate", str(ROOT / "model" / "scenarios" / "concede-duel.toml"), "-q",
                                       "--no-reports"])
     assert quiet.exit_code == 0 and quiet.stdout.strip() == "1 of 1 scenarios end as they expect"
+
+
+def test_the_short_line_names_the_games_z3_proved_a_premise_unreachable_on() -> None:
+    """A game where Z3 proved the premise unreachable is settled by that proof: the short verdict
+    line counts it so, and never as one known only within bounds (exploration cut there)."""
+    from verify.checking.verdict import CheckResult, EngineResult, Verdict
+    from verify.output.text import short_how
+
+    def r(engine: str, config: str, verdict: Verdict) -> EngineResult:
+        return EngineResult(engine, config, 2, verdict, "how", 0.0, states=100 if engine == "explicit" else 0)
+    results = (r("explicit", "a", Verdict.HOLDS), r("z3", "b", Verdict.HOLDS),
+               r("explicit", "c", Verdict.BOUNDED), r("z3", "c", Verdict.VACUOUS),
+               r("explicit", "d", Verdict.UNKNOWN), r("z3", "d", Verdict.VACUOUS),
+               r("explicit", "e", Verdict.BOUNDED))
+    line = short_how(CheckResult("p", "title", (), Verdict.BOUNDED, "method", 0.0, results))
+    assert line == ("only within bounds on 1 game; explored 1 game (100 states); proved 1 by Z3; "
+                    "premise unreachable on 2 (Z3)")
