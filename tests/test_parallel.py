@@ -85,3 +85,16 @@ def test_a_lasso_found_in_a_worker_process_comes_back() -> None:
     [one] = check(model, [prop], options)
     assert two.verdict is Verdict.VIOLATED and two.trace is not None and two.trace.loop_start is not None
     assert _timeless([one]) == _timeless([two])
+
+
+def test_the_games_with_the_most_players_go_to_the_processes_first() -> None:
+    """The longest games start first, so that neither process waits long for the other at the
+    end; their results are still read in the games' order."""
+    from verify.checking.runner import RunBudget, _Games, games
+    model = load_model()
+    options = Options(engine="explicit", configs=("multiplayer", "duel"), players=(2, 3, 4), jobs=2)
+    played = games(model, options)
+    first = sorted(played, key=lambda game: -game[1])  # (stable: in the games' order among equals)
+    assert played[0] == ("duel", 2) and first[0][1] == 4 and first != played
+    with _Games(model, model.properties[:1], options, played, RunBudget(None)) as pending:
+        assert list(pending.futures) == first

@@ -298,7 +298,7 @@ def _game_work(index: int) -> dict[str, list[EngineResult]]:
 
 class _Games:
     """Every game's results. With ``jobs`` > 1 they are worked out in forked processes from the
-    start, in the order they are asked for, each game in a fresh fork (so what the games before
+    start, the games with the most players (the longest) first, each game in a fresh fork (so what the games before
     it left in a process, which timing decides, cannot change it); otherwise each when asked for.
     A game's results do not depend on the other games (nor on which of its properties are still
     wanted: every one is checked), so the verdicts, traces and the order of everything reported
