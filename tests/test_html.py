@@ -140,3 +140,23 @@ def test_traces_drawn_by_one_run_of_dot_are_the_drawings_of_each_alone(monkeypat
     monkeypatch.setattr(htmlreport, "_dot", short)
     assert [_drawn(s) for s in htmlreport.traces_svg(traces)] == alone
     assert len(runs) == 1 + len(traces)
+
+
+def test_a_games_cell_is_coloured_by_what_its_engines_settle_there() -> None:
+    """Exploration cut by bounds leaves a game unknown (or within bounds) where Z3 proves the
+    property: the cell reads as the game does, holds; unknown only where nothing settled it."""
+    from verify.checking.verdict import CheckResult, EngineResult, Verdict
+    from verify.output.htmlreport import results_html
+
+    def r(engine: str, config: str, verdict: Verdict) -> EngineResult:
+        return EngineResult(engine, config, 2, verdict, f"{engine} on {config}", 0.0)
+    results = [CheckResult("p", "title", (), Verdict.UNKNOWN, "method", 0.0, (
+        r("explicit", "a", Verdict.UNKNOWN), r("z3", "a", Verdict.HOLDS),
+        r("explicit", "b", Verdict.BOUNDED), r("z3", "b", Verdict.VACUOUS),
+        r("explicit", "c", Verdict.BOUNDED), r("z3", "c", Verdict.UNKNOWN),
+        r("explicit", "d", Verdict.UNKNOWN), r("z3", "d", Verdict.VIOLATED),
+        r("z3", "e", Verdict.UNKNOWN)))]
+    page = results_html(results, "verify all", "model")
+    cells = re.findall(r'<td class="(\w*)" title="\w+: \w+ on (\w)', page)
+    assert sorted((game, cls) for cls, game in cells) == [
+        ("a", "holds"), ("b", "vacuous"), ("c", "bounded"), ("d", "violated"), ("e", "unknown")]

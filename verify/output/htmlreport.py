@@ -34,7 +34,10 @@ code, td.mono { font-family: ui-monospace, monospace; font-size: 0.9em; }
 figure { margin: 0.5em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
 """
 
-_SEVERITY = ["violated", "unknown", "vacuous", "bounded", "holds"]  # a cell is coloured by its worst verdict
+# A game's cell is coloured by what its engines' results settle there, as the verdict reads them:
+# a counterexample, else a proof or a complete exploration (a premise proved unreachable first),
+# else holds within bounds; unknown only where no engine settled anything.
+_SETTLING = ["violated", "vacuous", "holds", "holds within bounds"]
 _CLASS = {"holds": "holds", "holds within bounds": "bounded", "violated": "violated", "unknown": "unknown",
           "vacuous": "vacuous"}
 
@@ -118,7 +121,8 @@ def results_html(results: Iterable[CheckResult], command: str, model_dir: str,
                    f"<td>{r.seconds:.2f}s</td><td>{escape(r.method)}</td></tr>")
     out.append("</table>")
     out += ["<h2>By game</h2>", "<p>Each cell: the verdict of each engine that checked the property on the game "
-            "(hover for how).</p>", "<table><tr><th>property</th>"
+            "(hover for how), coloured by what they settle there (a proof settles a game an exploration cut by "
+            "bounds could not).</p>", "<table><tr><th>property</th>"
             + "".join(f"<th>{escape(c)} {n}p</th>" for c, n in games) + "</tr>"]
     for r in results:
         cells = []
@@ -127,7 +131,8 @@ def results_html(results: Iterable[CheckResult], command: str, model_dir: str,
             if not found:
                 cells.append('<td class="na">-</td>')
                 continue
-            worst = min((e.verdict.value for e in found), key=lambda v: _SEVERITY.index(_CLASS.get(v, "unknown")))
+            verdicts = {e.verdict.value for e in found}
+            worst = next((v for v in _SETTLING if v in verdicts), "unknown")
             text = "<br>".join(f"{escape(e.engine)}: {escape(e.verdict.value)}" for e in found)
             title = escape(" | ".join(f"{e.engine}: {e.method}" for e in found), quote=True)
             cells.append(f'<td class="{_CLASS.get(worst, "")}" title="{title}">{text}</td>')
