@@ -132,10 +132,10 @@ def results_html(results: Iterable[CheckResult], command: str, model_dir: str,
                 cells.append('<td class="na">-</td>')
                 continue
             verdicts = {e.verdict.value for e in found}
-            worst = next((v for v in _SETTLING if v in verdicts), "unknown")
+            settled = next((v for v in _SETTLING if v in verdicts), "unknown")
             text = "<br>".join(f"{escape(e.engine)}: {escape(e.verdict.value)}" for e in found)
             title = escape(" | ".join(f"{e.engine}: {e.method}" for e in found), quote=True)
-            cells.append(f'<td class="{_CLASS.get(worst, "")}" title="{title}">{text}</td>')
+            cells.append(f'<td class="{_CLASS.get(settled, "")}" title="{title}">{text}</td>')
         out.append(f'<tr><td><a href="#{anchor(r.property_id)}">{escape(r.property_id)}</a></td>'
                    + "".join(cells) + "</tr>")
     out.append("</table>")
