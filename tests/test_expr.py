@@ -213,6 +213,7 @@ def test_the_aggregates_take_an_int_over_seats(model: Model, src: str, code: str
 
 
 def test_a_binary_min_is_a_call_and_one_with_a_binder_an_aggregate() -> None:
+    """'min(' is an aggregate only where a binder follows ('q in'); otherwise the function of two."""
     from verify.language.expr import Call, Quant
     assert isinstance(parse_expr("min(life[0], 2)"), Call) and isinstance(parse_expr("max (q in players: 1)"), Quant)
     assert isinstance(parse_expr("min(inside, 2)"), Call)  # a name that begins with 'in' is no binder

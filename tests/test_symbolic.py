@@ -128,8 +128,9 @@ def test_a_proved_ranking_lets_bounded_search_refute_a_premise_about_loops() -> 
     assert result.trace is not None and result.trace.steps[-1].rule == "801.14"
 
 
-def _houdini_one_query_each(ses, invs) -> list:
-    """Houdini as the textbook states it: each candidate asked alone, every round."""
+def _houdini_one_query_each(ses, invs) -> tuple[list, int]:
+    """Houdini as the textbook states it, each candidate asked alone every round: the candidates
+    kept, and how many there were."""
     from verify.symbolic.induction import _conjuncts, _Lemma, lemma_properties
     ts = ses.ts
     s, t = ts.frame("s"), ts.frame("t")
