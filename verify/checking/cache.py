@@ -94,7 +94,7 @@ class LiveRules:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder) / LIVE
         # the digests of one model's parts, worked out once for all its games
-        self._parts: tuple[Model, str, dict[str, str], str] | None = None
+        self._parts: tuple[Model, str, dict[str, str], str, str] | None = None
         self._meanings: dict[int, tuple[Any, Any]] = {}  # id -> (the value, kept alive; its meaning)
         self._found: dict[tuple[str, tuple[object, ...]], frozenset[str]] = {}  # this run's, by what they read
 
@@ -110,7 +110,11 @@ class LiveRules:
         """The digest of the vocabulary and every property, and each rule's."""
         return self._digests(model)[:2]
 
-    def _digests(self, model: Model) -> tuple[str, dict[str, str], str]:
+    def vocabulary(self, model: Model) -> str:
+        """The digest of the vocabulary alone."""
+        return self._digests(model)[3]
+
+    def _digests(self, model: Model) -> tuple[str, dict[str, str], str, str]:
         if self._parts is None or self._parts[0] is not model:
             vocab = meaning(model.vocab)
             whole = digest([vocab, [meaning(p) for p in model.properties]])
@@ -119,13 +123,13 @@ class LiveRules:
             # instantiated for, never what it does (a rule whose update changed is as live as before)
             guards = digest({"live rules of": vocab, "rules": [meaning([r.id, r.kind, r.actor, r.card, r.defines, r.when])
                                                                 for r in model.rules]})
-            self._parts = (model, whole, rules, guards)
-        return self._parts[1], self._parts[2], self._parts[3]
+            self._parts = (model, whole, rules, guards, digest(vocab))
+        return self._parts[1], self._parts[2], self._parts[3], self._parts[4]
 
     def of(self, model: Model, config: Config, n: int) -> frozenset[str]:
         """The ids of the rules live in the game of *config* with *n* players, kept under the
         meaning of the model and what they read of the game (:func:`liveness`)."""
-        _, rules, every = self._digests(model)
+        _, rules, every, _ = self._digests(model)
         reads = liveness(model, config, n)
         hit = self._found.get((every, reads))
         if hit is not None:

@@ -263,7 +263,7 @@ class Scan:
         self.violation: _Found | None = None
 
     def nodes(self, nodes: Iterable[int], point: str) -> None:
-        graph, states, outside = self.graph, self.graph.states, self.outside
+        graph, states, outside, only_witness = self.graph, self.graph.states, self.outside, self.witness_only
         for i in nodes:
             if i in outside:
                 continue
@@ -274,9 +274,9 @@ class Scan:
                     continue
                 if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(i), p, point)
-                    if self.witness_only:
+                    if only_witness:
                         return
-                if self.witness_only:
+                if only_witness:
                     continue
                 if not then(s, None):
                     if unsure and not self.sure_failure:
@@ -287,6 +287,7 @@ class Scan:
 
     def steps(self, edges: Iterable[int]) -> None:
         graph, states, outside, left_out = self.graph, self.graph.states, self.outside, self.left_out
+        only_witness = self.witness_only
         turned = graph.turned  # empty without symmetry reduction
         folded = graph.folding.edges if graph.folding is not None else ()  # steps a fold took elsewhere
         src, dst, lab = graph.src, graph.dst, graph.lab
@@ -303,9 +304,9 @@ class Scan:
                     continue
                 if self.witness is None and (not unsure or self.sure_premise):
                     self.witness = (graph.path_to(a) + [(b, k)], p, "step")
-                    if self.witness_only:
+                    if only_witness:
                         return
-                if self.witness_only:
+                if only_witness:
                     continue
                 if not then(s, t):
                     if unsure and not self.sure_failure:

@@ -45,14 +45,11 @@ class CaseCache:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder) / "scenarios"
         self.live = LiveRules(folder)
-        self._vocab: tuple[Model, str] | None = None  # one model's vocabulary's digest, for all its scenarios
 
     def prepare(self, model: Model) -> tuple[str, dict[str, str]]:
         """The digests of *model*'s vocabulary and of each rule, which every key reads: worked out
         once per model (call it before forking, and the processes share them)."""
-        if self._vocab is None or self._vocab[0] is not model:
-            self._vocab = (model, digest(meaning(model.vocab)))
-        return self._vocab[1], self.live.digests(model)[1]
+        return self.live.vocabulary(model), self.live.digests(model)[1]
 
     def key(self, model: Model, scenario: Scenario) -> str:
         """The key of a scenario's outcomes: see the module's documentation."""
