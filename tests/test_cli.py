@@ -236,7 +236,7 @@ def test_verdicts_do_not_depend_on_the_machines_load() -> None:
     whether the machine is idle or busy, so the verdicts and their reasons are the same."""
     broken = ROOT / "tests" / "models" / "violated" / "win-beats-lose"
     args = [sys.executable, "-m", "verify.cli", "check", "win-and-lose-loses", "mandatory-loops-draw", "game-end-final",
-            "--engine", "z3", "--rules", str(broken), "--config", "card-statics", "--rlimit", "3000000",
+            "--engine", "z3", "--rules", str(broken), "--config", "card-statics", "--rlimit", "1000000",
             "--no-reports"]
     idle = subprocess.run(args, cwd=ROOT, text=True, capture_output=True, timeout=600)
     # one competing process: under pytest-xdist the other worker keeps the second core busy too

@@ -12,11 +12,12 @@ from typing import Any, Callable
 
 import z3
 
+from verify.language.expr import Binary, Expr, Quant, Var
 from verify.language.parser import parse_expr
 from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.encode import Frame
-from verify.symbolic.induction import Invariants
+from verify.symbolic.induction import Invariants, sweep
 from verify.symbolic.session import Session
 from verify.symbolic.terms import substitute, term_array
 
@@ -216,6 +217,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     ts = ses.ts
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms, mt, decrease = _lexicographic(ses, ranking)
+    parts = _parts(ses, ranking[0]) if len(ranking) > 1 else []
     falling = ts.steps(PLAY_KINDS if kinds is None else kinds)
     start = time.perf_counter()
     inv = invs.hold(s)
@@ -239,8 +241,10 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         stepped = _stepped(ses, inst)
         excuse = excused(inst) if excused is not None else None
         unexcused = [] if excuse is None else [z3.Not(excuse)]
+        guard = ts.guard(inst, s)
+        lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
         for claim in claims:
-            answer, why = _pushed_by_case(ses, sol, s, ts.guard(inst, s), *unexcused, stepped(claim))
+            answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim))
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
@@ -475,6 +479,48 @@ def _lexicographic(ses: Session, measure: tuple[Any, ...]) -> tuple[list[Any], l
     for i in reversed(range(len(measure))):
         decrease = z3.Or(mt[i] < ms[i], z3.And(mt[i] == ms[i], decrease))
     return ms, mt, decrease
+
+
+def _addends(e: Expr, env: dict[str, int], n: int, k: int) -> list[tuple[Expr, dict[str, int]]]:
+    """*e* as a sum of parts, each with the seat or card its sums bind: ``a + b`` is the parts of
+    each, ``sum(q in players: e)`` those of *e* for each of the *n* seats (``cards``: the *k*
+    cards); anything else is one part."""
+    if isinstance(e, Binary) and e.op == "+":
+        return _addends(e.left, env, n, k) + _addends(e.right, env, n, k)
+    if isinstance(e, Quant) and e.kind == "sum" and isinstance(e.domain, Var) and e.domain.name in ("players", "cards"):
+        return [part for q in range(k if e.domain.name == "cards" else n)
+                for part in _addends(e.body, {**env, e.var: q}, n, k)]
+    return [(e, env)]
+
+
+def _parts(ses: Session, first: Expr) -> list[tuple[Any, Any]]:
+    """The parts of a measure's first component (:func:`_addends`), each in the template frames
+    s and t; none where the component is one part (a lemma about it would be the query itself)."""
+    s, t = ses.ts.templates()
+    parts = _addends(first, {}, ses.layout.n, ses.layout.k)
+    return [] if len(parts) < 2 else [(ses.ts.prop(e, env, s), ses.ts.prop(e, env, t)) for e, env in parts]
+
+
+def _not_raised(ses: Session, sol: z3.Solver, parts: list[tuple[Any, Any]], stepped: Callable[[Any], Any],
+                *given: Any) -> list[Any]:
+    """Lemmas for a measure's queries on one step: for each part of its first component (*parts*,
+    :func:`_parts`) that Z3 shows the step does not raise from any state meeting what *sol* holds
+    and *given* (its guard), 'that part is no higher after the step'. All found by one
+    :func:`sweep`; a part the sweep leaves undecided gives no lemma. Each lemma follows from the
+    query it is added to, so the query's answer is the same; Z3 finds it far sooner (104.1's
+    escape query on card-statics at 6 players: 48 M units alone, 5 M with the lemmas), since a
+    step that raises no part and lowers none leaves the first component equal, and the rest of
+    the measure decides."""
+    if not parts:
+        return []
+    rises = {i: stepped(a_t > a_s) for i, (a_s, a_t) in enumerate(parts)}
+    sol.push()
+    try:
+        sol.add(*given)
+        kept, _ = sweep(ses, sol, rises)
+    finally:
+        sol.pop()
+    return [z3.Not(rises[i]) for i in kept]
 
 
 def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str) -> tuple[bool | None, str] | None:
