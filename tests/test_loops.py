@@ -653,9 +653,8 @@ def test_where_no_card_can_come_again_no_mandatory_loop_passes() -> None:
 def test_the_proofs_of_the_largest_count_leave_room_in_the_budget() -> None:
     """The cards a loop involves on range-of-influence-loop at 8 players (32 M resource units with
     the invariants they rest on, 51 M before the measures' queries were told which parts a step
-    does not raise; the dearest proof
-    `verify all --players 2..8` makes that settles a game): proved within 70% of the
-    default budget. At the edge of a budget a proof turns unknown when its terms are merely built
+    does not raise; the dearest proof `verify all --players 2..8` makes that settles a game):
+    proved within 70% of the default budget. At the edge of a budget a proof turns unknown when its terms are merely built
     in another order (it did, at 40 M)."""
     sym = SymbolicChecker(MODEL, MODEL.config("range-of-influence-loop"), 8, rlimit=DEFAULT_RLIMIT * 7 // 10)
     assert "every mandatory loop involves a card in play" in (sym.involved() or sym._termination.involve_failure or "")
@@ -761,8 +760,9 @@ def test_a_sum_is_read_as_its_parts() -> None:
 def test_the_parts_a_step_does_not_raise_are_those_one_query_each_proves(name: str, n: int) -> None:
     """Before a measure's query on a step, one sweep finds the parts of its first component the
     step never raises, and the query is told so: exactly the parts a query each proves not raised,
-    on games where some step raises some part (a life gain, a Lich's Mirror that gives life back
-    as its card leaves play), so a part the step can raise is never claimed to stay put."""
+    on games where a step raises a part (104.1 ends the game an effect made a draw, so the part
+    'a draw still to come' goes up while every seat's falls), so a part a step can raise is never
+    claimed to stay put."""
     from verify.symbolic.ranking import _not_raised, _parts, _stepped
     from verify.symbolic.induction import Invariants
     config = MODEL.config(name)
@@ -789,10 +789,18 @@ def test_the_parts_a_step_does_not_raise_are_those_one_query_each_proves(name: s
     assert raised  # some step raises some part: not only a comparison of 'all kept'
 
 
-def test_the_lemmas_let_the_escape_measure_be_proved_on_a_quarter_of_the_budget() -> None:
+def test_the_lemmas_let_the_escape_measure_be_proved_on_a_quarter_of_the_budget(monkeypatch: pytest.MonkeyPatch
+                                                                                ) -> None:
     """104.1's escape query on card-statics at 6 players (every player's status settled at once,
-    a Lich's Mirror under any seat) spent 48 M resource units alone; told which parts of the
-    measure's first component the step does not raise, it spends about 5 M, and the whole
-    measure is proved on a quarter of the default budget (at 7 and 8 players it was unknown)."""
+    a Lich's Mirror under any seat) spends 48 M resource units alone; told which parts of the
+    measure's first component the step does not raise, about 5 M, and the whole measure is
+    proved on a quarter of the default budget (at 7 and 8 players it was unknown at all of it).
+    Without the lemmas that budget runs out, on 104.1."""
+    import verify.symbolic.ranking
     sym = SymbolicChecker(MODEL, MODEL.config("card-statics"), 6, rlimit=DEFAULT_RLIMIT // 4)
     assert "its escape measure is proved" in (sym.escape() or ""), sym.ranking_failure
+    monkeypatch.setattr(verify.symbolic.ranking, "_not_raised", lambda *args: [])
+    told_nothing = SymbolicChecker(MODEL, MODEL.config("card-statics"), 6, rlimit=DEFAULT_RLIMIT // 4)
+    assert told_nothing.escape() is None
+    assert "decreases on rule 104.1" in (told_nothing.ranking_failure or "")
+    assert "units per property was spent" in (told_nothing.ranking_failure or "")
