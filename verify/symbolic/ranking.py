@@ -18,10 +18,18 @@ from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.encode import Frame
 from verify.symbolic.induction import Invariants, sweep
-from verify.symbolic.session import Session
+from verify.symbolic.session import CAPPED, Session
 from verify.symbolic.terms import substitute, term_array
 
 __all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds", "quiet_holds"]
+
+# A step's query in a measure's proof is first asked on this many units; where it needs more, the
+# parts of the measure the step does not raise are looked for (_not_raised) and it is asked again
+# with them. The bundled games' queries take 15,000 units on average, the state-based settling at
+# many seats 5 to 50 M without the lemmas. (Looking for them on every step cost 0.9 s of CPU in
+# the cold run, about what they save at 8 players; asked first on 1 M units, the queries at 8
+# players spent more than with the lemmas every time.)
+QUICK = 200_000
 
 
 class Termination:
@@ -242,9 +250,13 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         excuse = excused(inst) if excused is not None else None
         unexcused = [] if excuse is None else [z3.Not(excuse)]
         guard = ts.guard(inst, s)
-        lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
+        lemmas: list[Any] | None = None if parts else []  # looked for where a query without them is long
         for claim in claims:
-            answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim))
+            answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *(lemmas or ()), stepped(claim),
+                                          cap=QUICK if lemmas is None else None)
+            if why == CAPPED:
+                lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
+                answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim))
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
@@ -513,9 +525,10 @@ def _parts(ses: Session, first: Expr) -> list[tuple[Any, Any]]:
 
 def _not_raised(ses: Session, sol: z3.Solver, parts: list[tuple[Any, Any]], stepped: Callable[[Any], Any],
                 *given: Any) -> list[Any]:
-    """Lemmas for a measure's queries on one step: for each part of its first component (*parts*,
-    :func:`_parts`) that Z3 shows the step does not raise from any state meeting what *sol* holds
-    and *given* (its guard), 'that part is no higher after the step'. All found by one
+    """Lemmas for a measure's query on one step that is long without them (more than :data:`QUICK`
+    units): for each part of its first component (*parts*, :func:`_parts`) that Z3 shows the
+    step does not raise from any state meeting what *sol* holds and *given* (its guard), 'that
+    part is no higher after the step'. All found by one
     :func:`sweep`; a part the sweep leaves undecided gives no lemma. Each lemma follows from the
     query it is added to, so the query's answer is the same; Z3 finds it far sooner (104.1's
     escape query on card-statics at 6 players: 48 M units alone, 5 M with the lemmas), since a
@@ -566,7 +579,8 @@ def _under(term: Any, fixed: list[tuple[Any, Any]]) -> Any:
     return z3.simplify(z3.substitute(term, *fixed)) if fixed else term
 
 
-def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any) -> tuple[Any, str]:
+def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any, cap: int | None = None
+                    ) -> tuple[Any, str]:
     """:meth:`Session.pushed` of *guard* and *terms* over *s*, one query for each value of the
     first enumerated game variable that the guard leaves possible, with that value put in and the
     terms simplified (Z3 is then spared the cases the guard rules out: a step of the state-based
@@ -579,7 +593,7 @@ def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: 
         if z3.is_false(cased):
             continue
         answer, why = ses.pushed(sol, *[a == b for a, b in fixed], cased, *[_under(x, fixed) for x in terms],
-                                 read=lambda m: layout.show(s.read(m)))
+                                 read=lambda m: layout.show(s.read(m)), cap=cap)
         if answer != z3.unsat:
             break
     return answer, why

@@ -21,7 +21,7 @@ from verify.model.types import Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
 
 __all__ = ["Session", "PropInstance", "Path", "RunBudget", "SolverGaveUp", "DEFAULT_DEPTH", "DEFAULT_TIMEOUT_MS",
-           "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT", "rlimit_count", "Z3_VERSION"]
+           "DEFAULT_RLIMIT", "DEFAULT_SEARCH_RLIMIT", "rlimit_count", "Z3_VERSION", "CAPPED"]
 
 Z3_VERSION = z3.get_version_string()  # results kept between runs are Z3's of this version only
 
@@ -37,6 +37,7 @@ DEFAULT_DEPTH = 10
 DEFAULT_RLIMIT = 80_000_000
 DEFAULT_SEARCH_RLIMIT = 2_000_000  # one bounded search after the explicit engine covered the bounds
 DEFAULT_TIMEOUT_MS = 300_000  # the safety net per property: reaching it makes a verdict machine-dependent
+CAPPED = "the query's own cap of units was reached"  # (Session.pushed)
 
 SolverGaveUp = z3.Z3Exception  # what a Z3 call raises when it is cancelled or fails
 
@@ -166,23 +167,29 @@ class Session:
         that follows the one-step query is chosen with that query's terms still alive."""
         self._held.append(term)
 
-    def check(self, sol: z3.Solver, search_from: int | None = None) -> z3.CheckSatResult:
-        """*sol*.check() within the budgets left, the units it spent charged to them."""
-        sol.set("rlimit", max(1, self.units_left(search_from)))
+    def check(self, sol: z3.Solver, search_from: int | None = None, cap: int | None = None) -> z3.CheckSatResult:
+        """*sol*.check() within the budgets left (and at most *cap* units), the units it spent
+        charged to them."""
+        left = self.units_left(search_from)
+        sol.set("rlimit", max(1, left if cap is None else min(left, cap)))
         sol.set("timeout", max(1, self.wall_left_ms()))
         try:
             return sol.check()
         finally:
             self.charge(rlimit_count(sol.statistics()))
 
-    def pushed(self, sol: z3.Solver, *terms: Any, read: Callable[[z3.ModelRef], str] | None = None
-               ) -> tuple[z3.CheckSatResult, str]:
+    def pushed(self, sol: z3.Solver, *terms: Any, read: Callable[[z3.ModelRef], str] | None = None,
+               cap: int | None = None) -> tuple[z3.CheckSatResult, str]:
         """Check *terms* on top of what *sol* holds (pushed, then popped, so *sol* serves the next
-        query): the answer, and why Z3 gave up (unknown) or what *read* makes of the model (sat)."""
+        query): the answer, and why Z3 gave up (unknown) or what *read* makes of the model (sat).
+        With *cap*, the query may spend at most that many units (charged as any others): where it
+        needs more, the answer is unknown and the reason :data:`CAPPED`, for a caller that then
+        asks it again with help."""
         sol.push()
         sol.add(*terms)
-        answer = self.check(sol)
-        detail = self.gave_up(sol) if answer == z3.unknown else \
+        capped = cap is not None and cap < self.units_left()
+        answer = self.check(sol, cap=cap)
+        detail = (CAPPED if capped and not self.exhausted() else self.gave_up(sol)) if answer == z3.unknown else \
             read(sol.model()) if answer == z3.sat and read is not None else ""
         sol.pop()
         return answer, detail
