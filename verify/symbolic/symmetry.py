@@ -30,6 +30,7 @@ from verify.model.state import Layout
 from verify.model.types import GRAPH_NAMES, Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
 from verify.symbolic.session import DEFAULT_TIMEOUT_MS
+from verify.symbolic.terms import substitute, term_array
 
 __all__ = ["prove_rotation", "ROTATION_RLIMIT"]
 
@@ -150,14 +151,32 @@ class _Queries:
         self.solver = z3.Solver(ctx=ctx)
         self.solver.set(timeout=timeout_ms, rlimit=rlimit)
         self.solver.add(ts.domain(self.s, fixed=False, graph=False))
+        # the rotation as a renaming: each slot of s and t by its value seen rotated
+        slots = range(len(layout.names))
+        self._pairs = [(self.s[k], self.rs[k]) for k in slots] + [(self.t[k], self.rt[k]) for k in slots]
+        self._olds, self._news = term_array([a for a, _ in self._pairs]), term_array([b for _, b in self._pairs])
+
+    def _turned(self, make: Callable[[Any, Any], Any]) -> Any:
+        """``make(rs, rt)``: what *make* builds over the states s and t, over the same states seen
+        rotated. Made over s and t and renamed (one call into Z3, where walking the rules again over
+        the rotated views was most of the proof's time), unless a graph name of a state after a step
+        has been met (next(...)): such a name reads the same on a rotated state only after the
+        rotated step, so there it is made over the rotated views, whose names are their own."""
+        term = make(self.s, self.t)
+        if any(">" in tag for tag in self.ts._graph_tags):
+            return make(self.rs, self.rt)
+        return substitute(term, self._olds, self._news, len(self._pairs))
 
     def rule_moved(self, inst: Instance, conj: Instance) -> Any:
         """Some state where *inst* and its rotated counterpart disagree: on the guard, or on the
         state the step leads to."""
-        ts, s, rs = self.ts, self.s, self.rs
-        g, rg = ts.guard(inst, s), ts.guard(conj, rs)
+        ts, s = self.ts, self.s
+        g, rg = ts.guard(inst, s), self._turned(lambda a, _: ts.guard(conj, a))
         post = _Rotated(ts.after(s, inst), self.rot, ts.ctx)
-        rpost = ts.after(rs, conj)
+
+        def slot(k: int) -> Callable[[Any, Any], Any]:  # slot k of the state conj leads to
+            return lambda a, _: ts.after(a, conj)[k]
+        rpost = [self._turned(slot(k)) for k in range(len(self.layout.names))]
         moved = z3.Or([post[k] != rpost[k] for k in range(len(self.layout.names))])
         return z3.Or(g != rg, z3.And(g, moved))
 
@@ -166,10 +185,10 @@ class _Queries:
         ts, d, n = self.ts, self.rot.step, self.layout.n
         step = prop.kind == "step"
         frames = (self.s, self.t) if step else (self.s, None)
-        rframes = (self.rs, self.rt) if step else (self.rs, None)
         env = {prop.var: p} if prop.var and p is not None else {}
         renv = {prop.var: (p + d) % n} if prop.var and p is not None else {}
-        claim = z3.Or([ts.prop(e, env, *frames) != ts.prop(e, renv, *rframes) for e in (prop.when, prop.then)])
+        claim = z3.Or([ts.prop(e, env, *frames) != self._turned(lambda a, b: ts.prop(e, renv, a, b if step else None))
+                       for e in (prop.when, prop.then)])
         return z3.And(ts.domain(self.t, fixed=False, graph=False), claim) if step else claim
 
     def refuted(self, claim_broken: Any, what: str) -> str | None:
