@@ -23,9 +23,9 @@ from verify.symbolic.terms import substitute, term_array
 
 __all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds", "quiet_holds"]
 
-# A step's query in a measure's proof is first asked on this many units; where it needs more, the
-# parts of the measure the step does not raise are looked for (_not_raised) and it is asked again
-# with them. The bundled games' queries take 15,000 units on average, the state-based settling at
+# A step's query in a measure's proof (ranking_holds) is first asked on this many units; where it
+# needs more, the parts of the measure the step does not raise are looked for (_not_raised) and it
+# is asked again with them. (The way-out query, one for all steps, is always told them.) The bundled games' queries take 15,000 units on average, the state-based settling at
 # many seats 5 to 50 M without the lemmas. (Looking for them on every step cost 0.9 s of CPU in
 # the cold run, about what they save at 8 players; asked first on 1 M units, the queries at 8
 # players spent more than with the lemmas every time.)
@@ -526,14 +526,14 @@ def _parts(ses: Session, first: Expr) -> list[tuple[Any, Any]]:
 def _not_raised(ses: Session, sol: z3.Solver, parts: list[tuple[Any, Any]], stepped: Callable[[Any], Any],
                 *given: Any) -> list[Any]:
     """Lemmas for a measure's query on one step that is long without them (more than :data:`QUICK`
-    units): for each part of its first component (*parts*, :func:`_parts`) that Z3 shows the
-    step does not raise from any state meeting what *sol* holds and *given* (its guard), 'that
-    part is no higher after the step'. All found by one
-    :func:`sweep`; a part the sweep leaves undecided gives no lemma. Each lemma follows from the
-    query it is added to, so the query's answer is the same; Z3 finds it far sooner (104.1's
-    escape query on card-statics at 6 players: 48 M units alone, 5 M with the lemmas), since a
-    step that raises no part and lowers none leaves the first component equal, and the rest of
-    the measure decides."""
+    units), and for the way-out query (:func:`exit_holds`): for each part of the measure's first
+    component (*parts*, :func:`_parts`) that Z3 shows the step does not raise from any state
+    meeting what *sol* holds and *given* (its guard), 'that part is no higher after the step'.
+    All found by one :func:`sweep`; a part the sweep leaves undecided gives no lemma. Each lemma
+    follows from the query it is added to, so the query's answer is the same; Z3 finds it far
+    sooner (104.1's escape query on card-statics at 6 players: 48 M units alone, 5 M with the
+    lemmas), since a step that raises no part and lowers none leaves the first component equal,
+    and the rest of the measure decides."""
     if not parts:
         return []
     rises = {i: stepped(a_t > a_s) for i, (a_s, a_t) in enumerate(parts)}
