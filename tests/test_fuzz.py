@@ -39,6 +39,7 @@ def ints(bound: tuple[str, ...], depth: int) -> st.SearchStrategy[str]:
         st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["min", "max"]), sub, sub),
         st.builds(lambda a: f"abs({a})", sub),
         st.builds(lambda p: f"apnap({p})", players(bound)),
+        st.builds(lambda p, q: f"seats({p}, {q})", players(bound), players(bound)),
         st.builds(lambda c, a, b: f"(if {c} then {a} else {b})", bools(bound, depth - 1), sub, sub),
         st.builds(lambda k, b: f"{k}(q in players: {b})", st.just("count"), bools(bound + ("q",), depth - 1))
         if "q" not in bound else leaf,

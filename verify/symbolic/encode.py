@@ -116,9 +116,24 @@ class Encoder(Walker):
         no = or_(self.ctx, neg) if neg else self._val(False)
         return and_(self.ctx, (yes, not_(no)))
 
+    @staticmethod
+    def _known(e: Expr, env: dict[str, int]) -> int | None:
+        """The value of *e* where the walk would only turn a known number into a term (a seat or
+        card a quantifier or the rule binds, or a number), else None: read here, not built into Z3
+        and read back."""
+        if type(e) is Var and e.index is None and not e.primed:
+            return env.get(e.name)
+        if type(e) is Lit and type(e.value) is int:
+            return e.value
+        return None
+
     def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
         assert var.index is not None
+        i = self._known(var.index, env)
+        c = 0 if var.card is None else self._known(var.card, env)
+        if i is not None and c is not None:
+            return self._val(i + self.layout.n * c)
         idx = self.walk(var.index, env, s, t)
         if var.card is None:
             return idx
@@ -163,6 +178,10 @@ class Encoder(Walker):
         base = self.layout.base[name]
         if node.index is None:
             return frame[base]
+        i = self._known(node.index, env)
+        c = 0 if node.card is None else self._known(node.card, env)
+        if i is not None and c is not None:  # (most reads: a slot the quantifiers name)
+            return frame[base + i + self.layout.n * c]
         idx = self._offset(node, env, s, t)
         at = numeral(idx)
         return self._select(base, idx, frame) if at is None else frame[base + at]
@@ -183,7 +202,7 @@ class Encoder(Walker):
                 out = z3.If(args[0] == c, per[c], out)
             return out
         if node.func in self.model.vocab.preds:
-            known = [numeral(a) for a in args]
+            known = [v if (v := self._known(e, env)) is not None else numeral(a) for e, a in zip(node.args, args)]
             if all(v is not None for v in known):
                 return self.pred(node.func, tuple(v for v in known if v is not None), s)
             decl = self.model.vocab.preds[node.func]
@@ -200,20 +219,22 @@ class Encoder(Walker):
                 out = z3.If(z3.And(*test) if len(test) > 1 else test[0],
                             self.pred(node.func, tuple(q for _, q in combo), s), out)
             return out
+        zero = self._val(0)
         if node.func == "apnap":
             # (q - active) mod N, written for seats in [0, N) (the domain) without '%': Z3 decides
             # the comparison far faster than integer remainders at many seats
-            d = args[0] - s[self.layout.base["active"]]
-            return z3.If(d >= 0, d, d + self.layout.n)
+            d = arith("-", args[0], s[self.layout.base["active"]])
+            return ite(compare(">=", d, zero), d, arith("+", d, self._val(self.layout.n)))
         if node.func == "seats":  # (q - p) mod N, as apnap
-            d = args[1] - args[0]
-            return z3.simplify(z3.If(d >= 0, d, d + self.layout.n))
+            p, q = (self._known(e, env) for e in node.args)
+            if p is not None and q is not None:  # (what simplify makes of it)
+                return self._val(q - p if q >= p else q - p + self.layout.n)
+            d = arith("-", args[1], args[0])
+            return z3.simplify(ite(compare(">=", d, zero), d, arith("+", d, self._val(self.layout.n))))
         if node.func == "abs":
-            return z3.If(args[0] >= 0, args[0], -args[0])
+            return ite(compare(">=", args[0], zero), args[0], -args[0])
         a, b = args
-        if node.func == "min":
-            return z3.If(a <= b, a, b)
-        return z3.If(a >= b, a, b)
+        return ite(compare("<=" if node.func == "min" else ">=", a, b), a, b)
 
     def walk_Unary(self, node: Unary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         a = self.walk(node.arg, env, s, t)
