@@ -127,13 +127,19 @@ class Encoder(Walker):
             return e.value
         return None
 
-    def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
-        """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
+    def _known_offset(self, var: Var, env: dict[str, int]) -> int | None:
+        """:meth:`_offset` where its seat (and card) are :meth:`_known`, else None."""
         assert var.index is not None
         i = self._known(var.index, env)
         c = 0 if var.card is None else self._known(var.card, env)
-        if i is not None and c is not None:
-            return self._val(i + self.layout.n * c)
+        return None if i is None or c is None else i + self.layout.n * c
+
+    def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
+        assert var.index is not None
+        known = self._known_offset(var, env)
+        if known is not None:
+            return self._val(known)
         idx = self.walk(var.index, env, s, t)
         if var.card is None:
             return idx
@@ -178,10 +184,9 @@ class Encoder(Walker):
         base = self.layout.base[name]
         if node.index is None:
             return frame[base]
-        i = self._known(node.index, env)
-        c = 0 if node.card is None else self._known(node.card, env)
-        if i is not None and c is not None:  # (most reads: a slot the quantifiers name)
-            return frame[base + i + self.layout.n * c]
+        known = self._known_offset(node, env)
+        if known is not None:  # (most reads: a slot the quantifiers name)
+            return frame[base + known]
         idx = self._offset(node, env, s, t)
         at = numeral(idx)
         return self._select(base, idx, frame) if at is None else frame[base + at]
