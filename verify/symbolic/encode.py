@@ -127,27 +127,29 @@ class Encoder(Walker):
             return e.value
         return None
 
-    def _known_offset(self, var: Var, env: dict[str, int]) -> int | None:
-        """:meth:`_offset` where its seat (and card) are :meth:`_known`, else None."""
+    def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        """The slot of an indexed variable past its first (see the explicit Compiler._offset): a
+        number where its seat (and card) are :meth:`_known` or walk to numbers, else a term."""
         assert var.index is not None
         i = self._known(var.index, env)
         c = 0 if var.card is None else self._known(var.card, env)
-        return None if i is None or c is None else i + self.layout.n * c
-
-    def _offset(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
-        """The slot of an indexed variable past its first (see the explicit Compiler._offset)."""
-        assert var.index is not None
-        known = self._known_offset(var, env)
-        if known is not None:
-            return self._val(known)
+        if i is not None and c is not None:  # (most reads: a slot the quantifiers name)
+            return i + self.layout.n * c
         idx = self.walk(var.index, env, s, t)
         if var.card is None:
             return idx
         card = self.walk(var.card, env, s, t)
         i, c = numeral(idx), numeral(card)
         if i is not None and c is not None:
-            return self._val(i + self.layout.n * c)
+            return i + self.layout.n * c
         return z3.simplify(idx + self.layout.n * card)
+
+    def _at(self, var: Var, env: dict[str, int], s: Frame, t: Frame | None) -> tuple[int | None, Any]:
+        """(the slot past the first, or None and the term that names it): :meth:`_offset`, read."""
+        idx = self._offset(var, env, s, t)
+        if isinstance(idx, int):
+            return idx, None
+        return numeral(idx), idx
 
     def _select(self, base: int, idx: Any, frame: Any) -> Any:
         count = self.layout.count(self.layout.var_of(base))
@@ -184,11 +186,7 @@ class Encoder(Walker):
         base = self.layout.base[name]
         if node.index is None:
             return frame[base]
-        known = self._known_offset(node, env)
-        if known is not None:  # (most reads: a slot the quantifiers name)
-            return frame[base + known]
-        idx = self._offset(node, env, s, t)
-        at = numeral(idx)
+        at, idx = self._at(node, env, s, t)
         return self._select(base, idx, frame) if at is None else frame[base + at]
 
     def walk_Call(self, node: Call, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
@@ -303,8 +301,7 @@ class Encoder(Walker):
             if a.target.index is None:
                 static[base] = value
                 return
-            idx = self._offset(a.target, e, s, None)
-            at = numeral(idx)
+            at, idx = self._at(a.target, e, s, None)
             if at is not None:
                 static[base + at] = value
             else:

@@ -199,7 +199,7 @@ def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> z3.Solver:
     if prop.kind == "step":
         return invs.base(_one_step_key(prop), lambda: ts.domain(t, mins=not prop.domain),
                          lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
-    return invs.base(("state",))
+    return invs.base(_one_step_key(prop))
 
 
 def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
