@@ -372,3 +372,23 @@ target = "Alice"
     assert [c["watches"].values for c in cfg.cards[1:]] == [(0,), (2,), (3,)]  # each copy watches itself
     assert cfg.cards[0]["counters"].values == (2,) and "counters" not in cfg.cards[1]
     assert [c["controller"].values for c in cfg.cards] == [(0,), (0,), (1,), (1,)]
+
+
+def test_the_library_plays_each_scenario_with_the_cycle_collector_paused(model, monkeypatch) -> None:
+    """Compiling a scenario's rules makes many objects and few cycles: the collections their
+    allocations would start took a third of the case library's time. Paused while a scenario
+    plays, and running again after it."""
+    import gc
+
+    import verify.scenarios.library as library
+    seen = []
+    real = library.simulate
+
+    def watched(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(library, "simulate", watched)
+    found = library.library_files(model)[:2]
+    cases = library.play_library(model, library.load_library(model, found), jobs=1)
+    assert [c.ok for c in cases] == [True, True] and seen == [False, False]
+    assert gc.isenabled()

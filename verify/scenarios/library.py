@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.errors import Diagnostic, ScenarioError
+from verify.explicit.explore import collector_paused
 from verify.model.types import Model
 from verify.scenarios.cache import CaseCache
 from verify.scenarios.format import Scenario, load_scenario
@@ -94,6 +95,8 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     return out
 
 
+@collector_paused  # compiling the rules for a scenario's game makes many objects and few cycles: a
+# collection the allocations start walks everything alive, for little (a third of the library's time)
 def _one(model: Model, scenario: Scenario, cache: CaseCache | None, memory_mb: int | None,
          timeout: float | None) -> tuple[Simulation, bool, str]:
     """*scenario*'s results from the cache (their traces replayed), else played (and kept);
