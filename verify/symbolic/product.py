@@ -20,7 +20,7 @@ from verify.model.state import Layout, State
 from verify.model.types import Config, Model
 from verify.symbolic.encode import Frame, TransitionSystem
 from verify.symbolic.terms import and_, eq, or_
-from verify.symbolic.session import rlimit_count
+from verify.symbolic.session import new_solver, rlimit_count
 
 __all__ = ["Product", "Parting", "DEFAULT_PRODUCT_RLIMIT", "DEFAULT_PRODUCT_DEPTH"]
 
@@ -88,7 +88,7 @@ class Product:
         None: the budget ran out."""
         s, t = self.a.frame("s"), self.a.frame("t")
         for side in ("A", "B"):
-            sol = z3.Solver(ctx=self.ctx)
+            sol = new_solver(self.ctx)
             sol.add(self.a.domain(s, graph=False), self.a.domain(t, graph=False),
                     self._parting(side, s, t, z3.Int("act", self.ctx)))
             res = self._check(sol)
@@ -106,7 +106,7 @@ class Product:
         frames = [self.a.frame("0")]
         acts_a: list[Any] = []
         acts_b: list[Any] = []
-        sol = z3.Solver(ctx=self.ctx)
+        sol = new_solver(self.ctx)
         sol.add(self.a.domain(frames[0], graph=False), self.a.init(frames[0]))
         for k in range(depth + 1):
             if k > 0:  # one more step both allow

@@ -29,7 +29,7 @@ from verify.language.expr import names
 from verify.model.state import Layout
 from verify.model.types import GRAPH_NAMES, Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
-from verify.symbolic.session import DEFAULT_TIMEOUT_MS
+from verify.symbolic.session import DEFAULT_TIMEOUT_MS, new_solver
 from verify.symbolic.terms import substitute, term_array
 
 __all__ = ["prove_rotation", "ROTATION_RLIMIT"]
@@ -148,7 +148,7 @@ class _Queries:
         graph = list(GRAPH_NAMES) + ts.card_graph_names()
         self.same = [(z3.Bool(f"{g}@{self.rs.tag}", ctx), z3.Bool(f"{g}@{self.s.tag}", ctx)) for g in graph] + \
                     [(z3.Bool(f"{g}@{self.rt.tag}", ctx), z3.Bool(f"{g}@{self.t.tag}", ctx)) for g in graph]
-        self.solver = z3.Solver(ctx=ctx)
+        self.solver = new_solver(ctx)
         self.solver.set(timeout=timeout_ms, rlimit=rlimit)
         self.solver.add(ts.domain(self.s, fixed=False, graph=False))
         # the rotation as a renaming: each slot of s and t by its value seen rotated
