@@ -190,3 +190,29 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
             assert (p.id in swept) == (alone == z3.unsat) == (proved is not None), (name, p.id)
             failing += alone == z3.sat
     assert failing  # the sweep met properties it could not prove, not only ones it could
+
+
+def test_every_solver_of_the_engine_is_made_with_its_options() -> None:
+    """The engine's solvers use SOLVER_PARAMS (Z3's simplex-based arithmetic solver, no propagation
+    of equalities between terms): the same query spends the units it spends with those options set
+    by hand, not what it spends with Z3's defaults; and kept results are keyed by the options."""
+    import z3
+
+    from verify.symbolic.session import SOLVER_PARAMS, Z3_VERSION, new_solver, rlimit_count
+
+    def spent(make) -> tuple[object, int]:
+        ctx = z3.Context()
+        xs = [z3.Int(f"x{i}", ctx) for i in range(6)]
+        sol = make(ctx)
+        sol.add(z3.Sum(xs) == 17, *[x >= 0 for x in xs], xs[0] - xs[1] >= 3,
+                *[z3.Or(x == 2 * i, x > i + 3) for i, x in enumerate(xs)])
+        return sol.check(), rlimit_count(sol.statistics())
+
+    def by_hand(ctx):
+        sol = z3.Solver(ctx=ctx)
+        for key, value in SOLVER_PARAMS:
+            sol.set(key, value)
+        return sol
+    ours, default = spent(new_solver), spent(lambda ctx: z3.Solver(ctx=ctx))
+    assert ours == spent(by_hand) and ours[0] == default[0] == z3.unsat and ours[1] != default[1]
+    assert all(f"{key}={value}" in Z3_VERSION for key, value in SOLVER_PARAMS)
