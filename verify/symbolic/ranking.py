@@ -25,8 +25,9 @@ __all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds", "quiet_
 
 # A step's query in a measure's proof (ranking_holds) is first asked on this many units; where it
 # needs more, the parts of the measure the step does not raise are looked for (_not_raised) and it
-# is asked again with them. (The way-out query, one for all steps, is always told them.) The bundled games' queries take 15,000 units on average, the state-based settling at
-# many seats 5 to 50 M without the lemmas. (Looking for them on every step cost 0.9 s of CPU in
+# is asked again with them. (The way-out query, one for all steps, is always told them.) The
+# bundled games' queries take 15,000 units on average, the state-based settling at many seats 5 to
+# 50 M without the lemmas. (Looking for them on every step cost 0.9 s of CPU in
 # the cold run, about what they save at 8 players; asked first on 1 M units, the queries at 8
 # players spent more than with the lemmas every time.)
 QUICK = 200_000

@@ -162,7 +162,7 @@ class _Queries:
         the rotated views was most of the proof's time), unless a graph name of a state after a step
         has been met (next(...)): such a name reads the same on a rotated state only after the
         rotated step, so there it is made over the rotated views, whose names are their own."""
-        term = make(self.s, self.t)
+        term = make(self.s, self.t)  # (first: making it may meet such a name)
         if any(">" in tag for tag in self.ts._graph_tags):
             return make(self.rs, self.rt)
         return substitute(term, self._olds, self._news, len(self._pairs))
