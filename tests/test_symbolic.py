@@ -179,7 +179,7 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
     for m, name, n in [(model, "duel", 2), (model, "team-vs-team", 4), (broken, "duel", 2)]:
         ses = SymbolicChecker(m, m.config(name), n).session
         invs = Invariants(ses)
-        s, t = ses.ts.frame("s"), ses.ts.frame("t")
+        s, t = ses.ts.templates()  # (the frames one_step asks over)
         for p in [p for p in m.properties if p.kind != "state"]:
             key, sol = _one_step_key(p), _one_step_base(ses, invs, p)
             alone = ses.pushed(sol, ses.violated(p, s, t if p.kind == "step" else None))[0]

@@ -530,9 +530,14 @@ class TransitionSystem:
         s, t = (self.frame(tag) for tag in self._TEMPLATE)
         return s, t
 
+    def template_act(self) -> Any:
+        """The instance number the step relation over the template frames names: a query over
+        them with this one reuses that relation as it was made, with no renaming."""
+        return z3.Int("act@\u00a7", self.ctx)
+
     def _template_step(self, graph_rules: bool, ignore: frozenset[str]) -> Any:
         s, t = self.templates()
-        act = z3.Int("act@\u00a7", self.ctx)
+        act = self.template_act()
         return _cached(self._steps, ("template", graph_rules, ignore), (),
                        lambda: self._step(s, t, act, graph_rules, ignore))
 
@@ -560,8 +565,8 @@ class TransitionSystem:
                 if seen == tag or seen.startswith(tag + ">"):
                     pairs += [(z3.Bool(f"{name}@{seen}", self.ctx), z3.Bool(f"{name}@{f.tag}{seen[len(tag):]}", self.ctx))
                               for name in self.graph_bools()]
-        if act is not None:
-            pairs.append((z3.Int("act@\u00a7", self.ctx), act))
+        if act is not None and not act.eq(self.template_act()):
+            pairs.append((self.template_act(), act))
         return pairs
 
     def from_template(self, e: Expr, env: Mapping[str, int], s: Any, t: Any) -> Any:

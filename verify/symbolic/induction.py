@@ -106,7 +106,7 @@ class Invariants:
             return self._proved
         ses, ts = self.session, self.session.ts
         model = ses.model
-        s, t = ts.frame("s"), ts.frame("t")
+        s, t = ts.templates()
         lemmas = lemma_properties(ses.config)
         states = [p for p in model.properties if p.kind == "state"] + lemmas
         cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in states
@@ -114,7 +114,7 @@ class Invariants:
         sol = ses.solver()
         sol.add(ts.domain(s), ts.init(s))
         alive = self._survivors(sol, cands, s)
-        act = z3.Int("act@s", ts.ctx)
+        act = ts.template_act()
         step = ts.step(s, t, act)
         while True:
             sol = ses.solver()
@@ -173,7 +173,7 @@ class Invariants:
         sol = self._bases.get(key)
         if sol is None:
             ts = self.session.ts
-            s = ts.frame("s")
+            s = ts.templates()[0]
             sol = self._bases[key] = self.session.solver()
             sol.add(ts.domain(s), self.hold(s), *[make() for make in assertions])
         return sol
@@ -195,10 +195,10 @@ def _one_step_key(prop: Property) -> tuple[object, ...]:
 def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> z3.Solver:
     """The solver of *prop*'s one-step query (:func:`_one_step_key`)."""
     ts = ses.ts
-    s, t = ts.frame("s"), ts.frame("t")
+    s, t = ts.templates()
     if prop.kind == "step":
         return invs.base(_one_step_key(prop), lambda: ts.domain(t, mins=not prop.domain),
-                         lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+                         lambda: ts.step(s, t, ts.template_act(), ignore=prop.ignored))
     return invs.base(_one_step_key(prop))
 
 
@@ -210,7 +210,7 @@ def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None
     most hold, and one query then proves them all); a property that sweep does not prove is
     asked alone."""
     ts = ses.ts
-    s, t = ts.frame("s"), ts.frame("t")
+    s, t = ts.templates()
     key, sol = _one_step_key(prop), _one_step_base(ses, invs, prop)
 
     def violations() -> dict[str, Any]:
@@ -236,10 +236,10 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
     alone: premises rarely hold together, so a :func:`sweep` of them spends a query on each
     all the same.)"""
     ts = ses.ts
-    s, t = ts.frame("s"), ts.frame("t")
+    s, t = ts.templates()
     if prop.kind == "step":
         sol = invs.base(("premise step", prop.ignored), lambda: ts.domain(t), lambda: invs.hold(t),
-                        lambda: ts.step(s, t, z3.Int("act@s", ts.ctx), ignore=prop.ignored))
+                        lambda: ts.step(s, t, ts.template_act(), ignore=prop.ignored))
     else:
         sol = invs.base(("state",))
     res, _ = ses.pushed(sol, z3.Or([ses.premise(i, s, t if prop.kind == "step" else None)
@@ -257,7 +257,7 @@ def counterexample_to_induction(ses: Session, invs: Invariants, prop: Property) 
     if prop.kind == "terminal" or property_graph_names(prop) or ses.exhausted():
         return None
     ts = ses.ts
-    s, t = ts.frame("s"), ts.frame("t")
+    s, t = ts.templates()
     act = z3.Int("act@cti", ts.ctx)
     sol = ses.solver()
     sol.add(ts.domain(s, graph=False), ts.domain(t, graph=False, mins=not prop.domain), invs.hold(s),

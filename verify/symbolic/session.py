@@ -50,7 +50,8 @@ DEFAULT_DEPTH = 10
 # 40 s of hard work here. The cards a loop involves on range-of-influence-loop at 8 players took 44 M
 # and card-statics' escape measure at 6 between 40 and 80 M (with the invariants they rest on, 51 M
 # and 58 M; 32 M and 13 M since the measures' queries are told which parts a step does not raise;
-# 37 M and 16 M with SOLVER_PARAMS, whose arithmetic solver counts its units otherwise):
+# 37 M and 16 M with SOLVER_PARAMS, whose arithmetic solver counts its units otherwise; 41 M and
+# 15 M with Houdini over the template frames):
 # at 40 M the first fell short once its terms were merely built in another order, so the budget
 # leaves room above the proofs the model needs.
 DEFAULT_RLIMIT = 80_000_000
