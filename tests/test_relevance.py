@@ -10,10 +10,12 @@ from conftest import ROOT
 
 from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.explore import StateGraph, explore
+from verify.explicit import relevance
 from verify.explicit.relevance import dead_rules, fixed_slots, live_rules, stable_slots
 from verify.explicit.rotation import Rotation
 from verify.model.loader import load_model
 from verify.model.state import Layout
+from verify.scenarios.library import library_files, load_library
 
 MODEL = load_model(ROOT / "model")
 # Small games of every sort the relevance reads: a standard game with effects, one with cards and
@@ -54,6 +56,28 @@ def test_deleting_the_dead_rules_changes_nothing(name: str, n: int) -> None:
 def test_a_variant_rule_is_live_in_its_variant_only() -> None:
     assert "810.8a" in dead_rules(MODEL, MODEL.config("effects"), 2)
     assert "810.8a" in live_rules(MODEL, MODEL.config("two-headed-giant-draws"), 4)
+
+
+def _compiled_afresh(name_or_config: object, n: int) -> frozenset[str]:
+    """The live rules as one compile of every guard with the game's fixed values finds them."""
+    config = MODEL.config(name_or_config) if isinstance(name_or_config, str) else name_or_config
+    layout = Layout.for_config(MODEL.vocab, n, config)
+    comp = Compiler(MODEL, layout, config.params, constants=fixed_slots(layout, config))
+    return frozenset(r.id for r in MODEL.rules if relevance._live(comp, r, config, layout))
+
+
+def test_liveness_kept_by_the_fixed_values_a_guard_reads_is_a_fresh_compiles() -> None:
+    """live_rules keeps each rule's liveness by the fixed values of the slots its guard reads (the
+    case library's scenarios share a kind of game and differ in a card's static ability, say):
+    every scenario of the library and every configuration at 2 to 4 players gets the rules a
+    compile of every guard with all its fixed values finds, asked after the games before it."""
+    relevance._LIVE.clear()
+    played = [(sc.config, sc.n) for sc in load_library(MODEL, library_files(MODEL))]
+    played += [(c, n) for c in MODEL.configs for n in (2, 3, 4)]
+    differ = [(getattr(c, "name", c), n) for c, n in played if live_rules(MODEL, c, n) != _compiled_afresh(c, n)]
+    assert differ == []
+    statics = [sc for sc in load_library(MODEL, library_files(MODEL)) if sc.config.name.startswith("scenario:")]
+    assert len({live_rules(MODEL, sc.config, sc.n) for sc in statics}) > 1  # the fixed values do matter
 
 
 # The games above, and symmetric ones whose states are stored turned (only the fixed values that

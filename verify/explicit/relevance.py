@@ -12,10 +12,11 @@ keeps it dead, changes nothing in the game: the same states, the same steps, the
 from __future__ import annotations
 
 from itertools import product
-from typing import Any
+from typing import Any, Mapping
 
 from verify.explicit.evaluate import Compiler, rule_envs
 from verify.explicit.rotation import Rotation
+from verify.language.expr import Call, Var, children
 from verify.model.state import Layout, slot_values
 from verify.model.types import Config, Model, Rule
 
@@ -63,9 +64,76 @@ def live_rules(model: Model, config: Config, n: int, among: frozenset[str] | Non
     (True, False)
     """
     layout = Layout.for_config(model.vocab, n, config)
-    comp = Compiler(model, layout, config.params, constants=fixed_slots(layout, config))
-    return frozenset(r.id for r in model.rules
-                     if (among is None or r.id in among) and _live(comp, r, config, layout))
+    fixed = fixed_slots(layout, config)
+    kind = (id(model), n, layout.k, layout.teams, tuple(sorted(config.params.items())))
+    known = _LIVE.get(kind)
+    if known is None or known[0] is not model:
+        known = _LIVE[kind] = (model, {}, {})
+        while len(_LIVE) > 64:
+            del _LIVE[next(iter(_LIVE))]
+    _, reads, found = known
+    comp: Compiler | None = None
+    slots_of: dict[str, list[int]] | None = None
+    live = []
+    for r in model.rules:
+        if among is not None and r.id not in among:
+            continue
+        if r.id not in reads:
+            if slots_of is None:
+                slots_of = {}
+                for k in range(len(layout.names)):
+                    slots_of.setdefault(layout.var_of(k), []).append(k)
+            reads[r.id] = _read_slots(_read_names(model, r), slots_of)
+        slots = reads[r.id]
+        key = (r.id, r.kind != "optional" or config.actions is None or r.id in config.actions,
+               tuple((k, fixed[k]) for k in slots if k in fixed) if slots is not None else tuple(sorted(fixed.items())))
+        hit = found.get(key)
+        if hit is None:
+            if comp is None:
+                comp = Compiler(model, layout, config.params, constants=fixed)
+            hit = found[key] = _live(comp, r, config, layout)
+        if hit:
+            live.append(r.id)
+    return frozenset(live)
+
+
+# Which rules are live, by kind of game (the model, kept alive so that its id stays its own; the
+# seats, cards, teams and parameters: what compiling a guard depends on besides the fixed values):
+# the slots each rule's guard can read (:func:`_read_slots`), and whether it is live, by rule, by
+# whether the configuration allows it (an optional action) and by the fixed values of the slots
+# it reads. The case library's scenarios are many to a kind and differ in a few fixed values (a
+# card's static ability) that most guards never read: a guard is compiled once for the values it
+# reads, not once for every scenario.
+_LIVE: dict[tuple[object, ...], tuple[Model, dict[str, tuple[int, ...] | None],
+                                      dict[tuple[object, ...], bool]]] = {}
+
+
+def _read_slots(read: frozenset[str], slots_of: Mapping[str, list[int]]) -> tuple[int, ...] | None:
+    """The slots whose fixed values can change what a guard that reads the names *read*
+    (:func:`_read_names`) compiles to: those of every variable among them (*slots_of*: a
+    variable's slots); ``apnap`` reads the active player's. None where it reads every rule
+    (``terminal``)."""
+    if "terminal" in read:
+        return None
+    return tuple(sorted(k for name in read | ({"active"} if "apnap" in read else set())
+                        for k in slots_of.get(name, ())))
+
+
+def _read_names(model: Model, rule: Rule) -> frozenset[str]:
+    """Every name *rule*'s guard or condition reads (variables with or without index, primed or
+    not, and calls), with those of the clauses and exceptions of each predicate it calls."""
+    out: set[str] = set()
+    stack: list[object] = [rule.when]
+    preds = model.vocab.preds
+    while stack:
+        node = stack.pop()
+        name = node.name if isinstance(node, Var) else node.func if isinstance(node, Call) else None
+        if name is not None and name not in out:
+            out.add(name)
+            if name in preds:
+                stack.extend(r.when for r in (*model.clauses(name), *model.exceptions(name)))
+        stack.extend(children(node))
+    return frozenset(out)
 
 
 def liveness(model: Model, config: Config, n: int) -> tuple[object, ...]:
