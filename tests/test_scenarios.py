@@ -392,3 +392,24 @@ def test_the_library_plays_each_scenario_with_the_cycle_collector_paused(model, 
     cases = library.play_library(model, library.load_library(model, found), jobs=1)
     assert [c.ok for c in cases] == [True, True] and seen == [False, False]
     assert gc.isenabled()
+
+
+def test_the_library_is_played_a_kind_of_game_to_a_process(model) -> None:
+    """Each process compiles the rules of the kinds of game it plays: a kind goes whole to one
+    process where it fits in a process's share, and every scenario is played once."""
+    from verify.model.state import Layout
+    from verify.scenarios.library import by_kind, library_files, load_library
+    from verify.scenarios.simulate import game_kind
+    scenarios = load_library(model, library_files(model))
+
+    def kind(i: int) -> tuple[object, ...]:
+        sc = scenarios[i]
+        return game_kind(Layout.for_config(model.vocab, sc.n, sc.config), sc.config.params)
+    groups = by_kind(model, scenarios, 2)
+    assert sorted(i for g in groups for i in g) == list(range(len(scenarios)))
+    assert [len(g) for g in groups] == sorted((len(g) for g in groups), reverse=True)
+    assert all(len({kind(i) for i in g}) == 1 for g in groups)
+    assert len({kind(i) for g in groups for i in g}) == len(groups) > 10  # no kind split: each fits a share
+    alike = [sc for i, sc in enumerate(scenarios) if kind(i) == kind(0)]
+    halves = by_kind(model, alike, 2)  # one kind, more than a share: split between the processes
+    assert len(alike) > 1 and [len(g) for g in halves] == [-(-len(alike) // 2), len(alike) // 2]

@@ -14,10 +14,11 @@ from typing import Any
 
 from verify.errors import Diagnostic, ScenarioError
 from verify.explicit.explore import collector_paused
+from verify.model.state import Layout
 from verify.model.types import Model
 from verify.scenarios.cache import CaseCache
 from verify.scenarios.format import Scenario, load_scenario
-from verify.scenarios.simulate import Simulation, simulate
+from verify.scenarios.simulate import Simulation, game_kind, simulate
 
 __all__ = ["LIBRARY", "CASE_STATUSES", "CaseResult", "library_files", "load_library", "play_library"]
 
@@ -127,6 +128,23 @@ def _play(i: int) -> tuple[dict[str, Any] | None, bool]:
     return CaseCache.data(key, sim), cached
 
 
+def by_kind(model: Model, scenarios: list[Scenario], jobs: int) -> list[list[int]]:
+    """The scenarios (by position) in groups to play in *jobs* processes, the largest first: those
+    of a kind of game (:func:`~verify.scenarios.simulate.game_kind`) together, so that its rules are
+    compiled in one process only (the bundled library: 1.11 -> 1.03 s kept, 2.67-2.78 -> 2.49-2.52 s
+    played), but none larger than a process's share of them all."""
+    kinds: dict[tuple[object, ...], list[int]] = {}
+    for i, sc in enumerate(scenarios):
+        kinds.setdefault(game_kind(Layout.for_config(model.vocab, sc.n, sc.config), sc.config.params), []).append(i)
+    share = -(-len(scenarios) // jobs)
+    return sorted((kind[i:i + share] for kind in kinds.values() for i in range(0, len(kind), share)),
+                  key=len, reverse=True)
+
+
+def _play_all(indices: list[int]) -> list[tuple[dict[str, Any] | None, bool]]:
+    return [_play(i) for i in indices]
+
+
 def _in_processes(model: Model, scenarios: list[Scenario], cache: CaseCache | None,
                   memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[dict[str, Any], bool]]:
     """The scenarios (by position) played or replayed in *jobs* forked processes, each with its
@@ -137,9 +155,11 @@ def _in_processes(model: Model, scenarios: list[Scenario], cache: CaseCache | No
     if cache is not None:
         cache.prepare(model)  # (the rules' digests: worked out once, before the processes fork)
     _SHARED = (model, scenarios, cache, memory_mb, timeout)
+    groups = by_kind(model, scenarios, jobs)
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(scenarios))) as pool:
-            played = pool.map(_play, range(len(scenarios)), chunksize=4)
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(groups))) as pool:
+            played = {i: result for group, results in zip(groups, pool.imap(_play_all, groups))
+                      for i, result in zip(group, results)}
     finally:
         _SHARED = None
-    return {i: (data, cached) for i, (data, cached) in enumerate(played) if data is not None}
+    return {i: (data, cached) for i, (data, cached) in played.items() if data is not None}

@@ -110,8 +110,14 @@ def _never(s: State, t: Any) -> bool:
 _COMPILERS: dict[tuple[object, ...], tuple[Model, Compiler]] = {}
 
 
+def game_kind(layout: Layout, params: Mapping[str, int]) -> tuple[object, ...]:
+    """What compiling a model's rules for a game depends on: its seats, cards, teams and
+    parameters. Scenarios of one kind share their compiled rules (within a process)."""
+    return (layout.n, layout.k, layout.teams, tuple(sorted(params.items())))
+
+
 def _compiler(model: Model, layout: Layout, params: Mapping[str, int]) -> Compiler:
-    key = (id(model), layout.n, layout.k, layout.teams, tuple(sorted(params.items())))
+    key = (id(model), *game_kind(layout, params))
     hit = _COMPILERS.get(key)
     if hit is None:
         hit = _COMPILERS[key] = (model, Compiler(model, layout, params))
