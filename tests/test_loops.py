@@ -848,3 +848,55 @@ def test_a_query_past_its_cap_says_so_and_is_charged() -> None:
     before = ses.prop_spent
     assert ses.pushed(sol, *query, cap=QUICK) == (z3.unknown, CAPPED)
     assert QUICK <= ses.prop_spent - before < 2 * QUICK and not ses.exhausted()
+
+
+def test_a_long_query_is_asked_again_alone_on_a_solver_that_preprocesses() -> None:
+    """Asked again with its lemmas, 104.1's escape query on card-statics at 6 players (a query for
+    each phase its guard leaves possible, as a measure asks it) goes to a solver of its own that
+    solves the equalities the case fixes first (PREPROCESS): the same answer as pushed on the shared
+    solver, on fewer units (2.6 M -> 1.9 M), and the shared solver is left as it was."""
+    from verify.symbolic.induction import Invariants
+    from verify.symbolic.ranking import _lexicographic, _not_raised, _parts, _pushed_by_case, _stepped
+    from verify.symbolic.session import PREPROCESS, Z3_VERSION
+    config = MODEL.config("card-statics")
+    ses = SymbolicChecker(MODEL, config, 6).session
+    ts = ses.ts
+    ses.ts.escapes = True
+    invs = Invariants(ses)
+    s, t = ts.templates()
+    _, _, decrease = _lexicographic(ses, config.escape)
+    [settle] = [i for i in ts.steps(LOOP_KINDS) if i.rule.id == "104.1"]
+    sol = ses.solver()
+    sol.add(ts.domain(s), invs.hold(s))
+    stepped, guard = _stepped(ses, settle), ts.guard(settle, s)
+    lemmas = _not_raised(ses, sol, _parts(ses, config.escape[0]), stepped, guard)
+    query = (*lemmas, stepped(z3.And(ts.domain(t), z3.Not(decrease))))
+    held = len(sol.assertions())
+    spent = []
+    for alone in (False, True):
+        before = ses.prop_spent
+        assert _pushed_by_case(ses, sol, s, guard, *query, alone=alone) == (z3.unsat, "")
+        spent.append(ses.prop_spent - before)
+    assert spent[1] < spent[0], spent
+    assert len(sol.assertions()) == held and sol.num_scopes() == 0
+    assert ", ".join(PREPROCESS) in Z3_VERSION  # kept results are keyed by it
+
+
+def test_a_measure_asks_alone_only_the_queries_past_their_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A measure's step query is asked alone only after it went past its cap on the shared solver
+    (duel at 4 players: a few of them), and the escape measure is proved as before."""
+    from verify.symbolic.session import CAPPED, Session
+    asked: list[tuple[bool, object]] = []
+    real = Session.pushed
+
+    def watched(self: Any, sol: Any, *terms: Any, **kw: Any) -> Any:
+        answer = real(self, sol, *terms, **kw)
+        asked.append((kw.get("alone", False), answer[1] == CAPPED))
+        return answer
+    monkeypatch.setattr(Session, "pushed", watched)
+    sym = SymbolicChecker(MODEL, MODEL.config("duel"), 4)
+    assert "its escape measure is proved" in (sym.escape() or ""), sym.ranking_failure
+    alone = [i for i, (a, _) in enumerate(asked) if a]
+    capped = [i for i, (_, c) in enumerate(asked) if c]
+    assert alone and capped and not any(asked[i][1] for i in alone)
+    assert all(any(c < i for c in capped) for i in alone)

@@ -255,9 +255,9 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         for claim in claims:
             answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *(lemmas or ()), stepped(claim),
                                           cap=QUICK if lemmas is None else None)
-            if why == CAPPED:
+            if why == CAPPED:  # asked again with the lemmas, alone (Session.pushed)
                 lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
-                answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim))
+                answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim), alone=True)
             if answer == z3.unsat:
                 break
         else:  # the last, weaker claim decides: a real step that does not decrease, or undecided
@@ -580,13 +580,13 @@ def _under(term: Any, fixed: list[tuple[Any, Any]]) -> Any:
     return z3.simplify(z3.substitute(term, *fixed)) if fixed else term
 
 
-def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any, cap: int | None = None
-                    ) -> tuple[Any, str]:
+def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: Any, cap: int | None = None,
+                    alone: bool = False) -> tuple[Any, str]:
     """:meth:`Session.pushed` of *guard* and *terms* over *s*, one query for each value of the
-    first enumerated game variable that the guard leaves possible, with that value put in and the
-    terms simplified (Z3 is then spared the cases the guard rules out: a step of the state-based
-    settling at 8 players, 33 M units in one query, 23 M in two). Unsat if every one is; else the
-    first answer that is not, and the state it gives."""
+    first enumerated game variable that the guard leaves possible (each *alone*, where given),
+    with that value put in and the terms simplified (Z3 is then spared the cases the guard rules
+    out: a step of the state-based settling at 8 players, 33 M units in one query, 23 M in two).
+    Unsat if every one is; else the first answer that is not, and the state it gives."""
     layout = ses.layout
     answer, why = z3.unsat, ""
     for fixed, _ in _cases(ses, s):
@@ -594,7 +594,7 @@ def _pushed_by_case(ses: Session, sol: z3.Solver, s: Frame, guard: Any, *terms: 
         if z3.is_false(cased):
             continue
         answer, why = ses.pushed(sol, *[a == b for a, b in fixed], cased, *[_under(x, fixed) for x in terms],
-                                 read=lambda m: layout.show(s.read(m)), cap=cap)
+                                 read=lambda m: layout.show(s.read(m)), cap=cap, alone=alone)
         if answer != z3.unsat:
             break
     return answer, why

@@ -31,13 +31,22 @@ __all__ = ["Session", "PropInstance", "Path", "RunBudget", "SolverGaveUp", "DEFA
 # `verify all --players 2..8` 25%, the cold `verify all` 10% (bench/README.md, stop 49). Spacer's
 # engine keeps its own.
 SOLVER_PARAMS: tuple[tuple[str, int | bool], ...] = (("smt.arith.solver", 2), ("smt.arith.propagate_eqs", False))
+# Z3's tactics before its SMT core, for a query asked alone (Session.pushed): a measure's step query
+# that needed more than its first units, asked again with its lemmas. Solving the equalities the
+# guard and the case fix (solve-eqs) first shrinks it where Z3's incremental core, which keeps
+# every variable for the queries to come, cannot: duel's escape measure at 8 players 18.9 M ->
+# 12.6 M units, `verify all --players 2..8` in one process 177.7 -> 169.4 s; asked so every time,
+# the many small queries of the cold `verify all` were slower (bench/README.md, stop 50).
+PREPROCESS = ("simplify", "propagate-values", "solve-eqs", "smt")
 # Results kept between runs are those of this version of Z3 with these options only.
-Z3_VERSION = f"{z3.get_version_string()} ({', '.join(f'{k}={v}' for k, v in SOLVER_PARAMS)})"
+Z3_VERSION = (f"{z3.get_version_string()} ({', '.join(f'{k}={v}' for k, v in SOLVER_PARAMS)}; "
+              f"alone: {', '.join(PREPROCESS)})")
 
 
-def new_solver(ctx: z3.Context) -> z3.Solver:
-    """A solver in *ctx* with the engine's options (:data:`SOLVER_PARAMS`)."""
-    sol = z3.Solver(ctx=ctx)
+def new_solver(ctx: z3.Context, *, preprocess: bool = False) -> z3.Solver:
+    """A solver in *ctx* with the engine's options (:data:`SOLVER_PARAMS`); with *preprocess*,
+    one that applies :data:`PREPROCESS` (for a query asked once, not pushed on)."""
+    sol = z3.Then(*PREPROCESS, ctx=ctx).solver() if preprocess else z3.Solver(ctx=ctx)
     for key, value in SOLVER_PARAMS:
         sol.set(key, value)
     return sol
@@ -199,19 +208,26 @@ class Session:
             self.charge(rlimit_count(sol.statistics()))
 
     def pushed(self, sol: z3.Solver, *terms: Any, read: Callable[[z3.ModelRef], str] | None = None,
-               cap: int | None = None) -> tuple[z3.CheckSatResult, str]:
+               cap: int | None = None, alone: bool = False) -> tuple[z3.CheckSatResult, str]:
         """Check *terms* on top of what *sol* holds (pushed, then popped, so *sol* serves the next
         query): the answer, and why Z3 gave up (unknown) or what *read* makes of the model (sat).
         With *cap*, the query may spend at most that many units (charged as any others): where it
         needs more, the answer is unknown and the reason :data:`CAPPED`, for a caller that then
-        asks it again with help."""
-        sol.push()
+        asks it again with help. *alone*: asked of a solver of its own that holds what *sol*
+        holds, and preprocessed (:data:`PREPROCESS`)."""
+        if alone:
+            own = new_solver(self.ts.ctx, preprocess=True)
+            own.add(sol.assertions())
+            sol = own
+        else:
+            sol.push()
         sol.add(*terms)
         capped = cap is not None and cap < self.units_left()
         answer = self.check(sol, cap=cap)
         detail = (CAPPED if capped and not self.exhausted() else self.gave_up(sol)) if answer == z3.unknown else \
             read(sol.model()) if answer == z3.sat and read is not None else ""
-        sol.pop()
+        if not alone:
+            sol.pop()
         return answer, detail
 
     def charge(self, count: int) -> None:
