@@ -69,11 +69,11 @@ def _compiled_afresh(name_or_config: object, n: int) -> frozenset[str]:
 def test_liveness_kept_by_the_fixed_values_a_guard_reads_is_a_fresh_compiles() -> None:
     """live_rules keeps each rule's liveness by the fixed values of the slots its guard reads (the
     case library's scenarios share a kind of game and differ in a card's static ability, say):
-    every scenario of the library and every configuration at 2 to 4 players gets the rules a
+    every scenario of the library and every configuration at 2 and 4 players gets the rules a
     compile of every guard with all its fixed values finds, asked after the games before it."""
     relevance._LIVE.clear()
     played = [(sc.config, sc.n) for sc in load_library(MODEL, library_files(MODEL))]
-    played += [(c, n) for c in MODEL.configs for n in (2, 3, 4)]
+    played += [(c, n) for c in MODEL.configs for n in (2, 4)]
     differ = [(getattr(c, "name", c), n) for c, n in played if live_rules(MODEL, c, n) != _compiled_afresh(c, n)]
     assert differ == []
     statics = [sc for sc in load_library(MODEL, library_files(MODEL)) if sc.config.name.startswith("scenario:")]
