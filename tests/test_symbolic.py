@@ -216,3 +216,23 @@ def test_every_solver_of_the_engine_is_made_with_its_options() -> None:
     ours, default = spent(new_solver), spent(lambda ctx: z3.Solver(ctx=ctx))
     assert ours == spent(by_hand) and ours[0] == default[0] == z3.unsat and ours[1] != default[1]
     assert all(f"{key}={value}" in Z3_VERSION for key, value in SOLVER_PARAMS)
+
+
+def test_houdini_asks_its_queries_of_solvers_that_preprocess(monkeypatch) -> None:
+    """Houdini's solvers (the initial states, then a step of every rule) apply Z3's tactics first
+    (session.PREPROCESS), the engine's options set; the invariants are those proved before."""
+    import verify.symbolic.session as session
+    from verify.symbolic.induction import Invariants
+    made: list[bool] = []
+    real = session.new_solver
+
+    def watched(ctx, *, preprocess: bool = False):
+        made.append(preprocess)
+        return real(ctx, preprocess=preprocess)
+    model = load_model(ROOT / "model")
+    sym = SymbolicChecker(model, model.config("duel"), 2)
+    monkeypatch.setattr(session, "new_solver", watched)
+    proved = Invariants(sym.session).proved()
+    assert len(made) >= 2 and all(made)
+    monkeypatch.setattr(session, "new_solver", lambda ctx, *, preprocess=False: real(ctx))
+    assert Invariants(sym.session).proved() == proved and proved

@@ -111,13 +111,13 @@ class Invariants:
         states = [p for p in model.properties if p.kind == "state"] + lemmas
         cands = [_Lemma(i.prop, i.env, i.prop.when, c) for p in states
                  for i in ses.instances(p) for c in _conjuncts(p.then)]
-        sol = ses.solver()
+        sol = ses.solver(preprocess=True)  # (a few queries each: session.PREPROCESS)
         sol.add(ts.domain(s), ts.init(s))
         alive = self._survivors(sol, cands, s)
         act = ts.template_act()
         step = ts.step(s, t, act)
         while True:
-            sol = ses.solver()
+            sol = ses.solver(preprocess=True)
             sol.add(ts.domain(s), ts.domain(t), step)
             sol.add([self._lemma(c, s) for c in alive])
             survivors = self._survivors(sol, alive, t)

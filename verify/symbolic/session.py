@@ -36,7 +36,9 @@ SOLVER_PARAMS: tuple[tuple[str, int | bool], ...] = (("smt.arith.solver", 2), ("
 # guard and the case fix (solve-eqs) first shrinks it where Z3's incremental core, which keeps
 # every variable for the queries to come, cannot: duel's escape measure at 8 players 18.9 M ->
 # 12.6 M units, `verify all --players 2..8` in one process 177.7 -> 169.4 s; asked so every time,
-# the many small queries of the cold `verify all` were slower (bench/README.md, stop 50).
+# the many small queries of the cold `verify all` were slower (bench/README.md, stop 50). Houdini's
+# few queries (one or two sweeps over one step of every rule) are preprocessed too: five games at
+# 8 players 12.5 -> 12.1 s, the cold run's games in one process 24.8 -> 24.4 s.
 PREPROCESS = ("simplify", "propagate-values", "solve-eqs", "smt")
 # Results kept between runs are those of this version of Z3 with these options only.
 Z3_VERSION = (f"{z3.get_version_string()} ({', '.join(f'{k}={v}' for k, v in SOLVER_PARAMS)}; "
@@ -187,8 +189,8 @@ class Session:
         return (f"the wall-clock safety net of {self.timeout_ms / 1000:g} s per property was reached "
                 f"(raise it with --timeout; this verdict {MACHINE_DEPENDENT}'s speed)")
 
-    def solver(self) -> z3.Solver:
-        return new_solver(self.ts.ctx)
+    def solver(self, *, preprocess: bool = False) -> z3.Solver:
+        return new_solver(self.ts.ctx, preprocess=preprocess)
 
     def hold(self, term: Any) -> None:
         """Keep *term* (or a solver) alive until the next property starts. Z3 chooses a model by
