@@ -900,3 +900,29 @@ def test_a_measure_asks_alone_only_the_queries_past_their_cap(monkeypatch: pytes
     capped = [i for i, (_, c) in enumerate(asked) if c]
     assert alone and capped and not any(asked[i][1] for i in alone)
     assert all(any(c < i for c in capped) for i in alone)
+
+
+def test_the_way_out_asks_its_few_large_queries_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """exit_holds (loop-unless, where no measure falls on every mandatory step) asks its query for
+    each phase alone, on a solver that preprocesses, and proves the way out as before."""
+    import verify.symbolic.ranking as ranking
+    from verify.symbolic.session import Session
+    flags: list[bool] = []
+    inside = [False]
+    real_pushed, real_exit = Session.pushed, ranking.exit_holds
+
+    def pushed(self: Any, sol: Any, *terms: Any, **kw: Any) -> Any:
+        if inside[0]:
+            flags.append(kw.get("alone", False))
+        return real_pushed(self, sol, *terms, **kw)
+
+    def exit_holds(*args: Any) -> Any:
+        inside[0] = True
+        try:
+            return real_exit(*args)
+        finally:
+            inside[0] = False
+    monkeypatch.setattr(Session, "pushed", pushed)
+    monkeypatch.setattr(ranking, "exit_holds", exit_holds)
+    assert "some step of play lowers" in (SymbolicChecker(MODEL, MODEL.config("loop-unless"), 2).escape() or "")
+    assert flags and all(flags)

@@ -451,7 +451,8 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
     of the state's first enumerated game variable (the phase), each with the steps whose guards
     that value leaves possible, and told, of each step, which parts of the measure's first
     component it does not raise (:func:`_not_raised`; loop-unless at 8 players: 15.6 M units ->
-    8.8 M with the sweeps). As :func:`ranking_holds`."""
+    8.8 M with the sweeps), each asked alone (:meth:`Session.pushed`; its whole escape 29.2 M ->
+    22.8 M units). As :func:`ranking_holds`."""
     ts, layout = ses.ts, ses.layout
     s, t = ts.templates()
     start = time.perf_counter()
@@ -473,7 +474,7 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
         live = [z3.And(g, d) for g, d in exits if not z3.is_false(_under(g, fixed))]
         stuck = z3.Not(z3.Or(live)) if live else z3.BoolVal(True, ts.ctx)
         answer, why = ses.pushed(sol, *[a == b for a, b in fixed], *lemmas, stuck,
-                                 read=lambda m: layout.show(s.read(m)))
+                                 read=lambda m: layout.show(s.read(m)), alone=True)  # (a few large queries)
         if answer == z3.sat:
             return False, f"no step of play lowers the escape measure from {why}"
         if answer == z3.unknown:
