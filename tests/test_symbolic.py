@@ -236,3 +236,22 @@ def test_houdini_asks_its_queries_of_solvers_that_preprocess(monkeypatch) -> Non
     assert len(made) >= 2 and all(made)
     monkeypatch.setattr(session, "new_solver", lambda ctx, *, preprocess=False: real(ctx))
     assert Invariants(sym.session).proved() == proved and proved
+
+
+def test_a_measures_queries_of_one_solver_each_preprocess(monkeypatch) -> None:
+    """The measures' queries that have a solver each (the measure >= 0; a mandatory step wherever
+    play goes on) are asked of solvers that apply Z3's tactics first; the escape measure is proved."""
+    import sys
+
+    import verify.symbolic.session as session
+    made: dict[str, list[bool]] = {}
+    real = session.new_solver
+
+    def watched(ctx, *, preprocess: bool = False):
+        made.setdefault(sys._getframe(2).f_code.co_name, []).append(preprocess)
+        return real(ctx, preprocess=preprocess)
+    model = load_model(ROOT / "model")
+    monkeypatch.setattr(session, "new_solver", watched)
+    sym = SymbolicChecker(model, model.config("duel"), 2)
+    assert "its escape measure is proved" in (sym.escape() or "")
+    assert made["_negative"] and all(made["_negative"]) and made["escape_holds"] and all(made["escape_holds"])

@@ -167,7 +167,7 @@ class Termination:
         invariants) has an optional action enabled."""
         ses, ts = self.session, self.session.ts
         s, _ = ts.templates()
-        sol = ses.solver()
+        sol = ses.solver(preprocess=True)  # (one query: session.PREPROCESS)
         sol.add(ts.domain(s), ts.graph_name("optional_available", s))
         if invariants:
             sol.add(self.invariants.hold(s))
@@ -293,7 +293,7 @@ def _loop_ends(ses: Session, invs: Invariants) -> tuple[tuple[Any, Any] | None, 
     for inst in ses.insts:
         if not inst.rule.graph or graph_names(inst.rule.when) & set(CARD_GRAPH_NAMES):
             continue
-        sol = ses.solver()
+        sol = ses.solver(preprocess=True)  # (one query: session.PREPROCESS)
         sol.add(ts.domain(s), invs.hold(s), on_loop(s, inst), ts.can_step(ts.after(s, inst)))
         answer = ses.check(sol)
         if answer == z3.unknown:
@@ -423,7 +423,7 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops
     ts, layout = ses.ts, ses.layout
     s, _ = ts.templates()
     start = time.perf_counter()
-    sol = ses.solver()
+    sol = ses.solver(preprocess=True)  # (one query: session.PREPROCESS)
     sol.add(ts.domain(s), invs.hold(s), ts.can_step(s), z3.Not(ts.can_step(s, LOOP_KINDS)))
     answer = ses.check(sol)
     if answer == z3.unknown:
@@ -552,7 +552,7 @@ def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str) -> tuple
     """None if Z3 shows every component *ms* >= 0 wherever the proved invariants hold; else why not
     (False and the state, or None and why Z3 gave up)."""
     s, _ = ses.ts.templates()
-    sol = ses.solver()
+    sol = ses.solver(preprocess=True)  # (one query: session.PREPROCESS)
     sol.add(ses.ts.domain(s), invs.hold(s), z3.Or([m < 0 for m in ms]))
     answer = ses.check(sol)
     if answer == z3.unsat:

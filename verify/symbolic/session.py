@@ -37,8 +37,10 @@ SOLVER_PARAMS: tuple[tuple[str, int | bool], ...] = (("smt.arith.solver", 2), ("
 # every variable for the queries to come, cannot: duel's escape measure at 8 players 18.9 M ->
 # 12.6 M units, `verify all --players 2..8` in one process 177.7 -> 169.4 s; asked so every time,
 # the many small queries of the cold `verify all` were slower (bench/README.md, stop 50). Houdini's
-# few queries (one or two sweeps over one step of every rule) are preprocessed too: five games at
-# 8 players 12.5 -> 12.1 s, the cold run's games in one process 24.8 -> 24.4 s.
+# few queries (one or two sweeps over one step of every rule) are preprocessed too (five games at
+# 8 players 12.5 -> 12.1 s, the cold run's games in one process 24.8 -> 24.4 s), and so are the
+# measures' queries of one solver each (>= 0, a mandatory step wherever play goes on, where a loop
+# rule ends the game, no option: 12.1 -> 11.7 s, 24.4 -> 24.1 s).
 PREPROCESS = ("simplify", "propagate-values", "solve-eqs", "smt")
 # Results kept between runs are those of this version of Z3 with these options only.
 Z3_VERSION = (f"{z3.get_version_string()} ({', '.join(f'{k}={v}' for k, v in SOLVER_PARAMS)}; "
