@@ -31,25 +31,24 @@ __all__ = ["Session", "PropInstance", "Path", "RunBudget", "SolverGaveUp", "DEFA
 # `verify all --players 2..8` 25%, the cold `verify all` 10% (bench/README.md, stop 49). Spacer's
 # engine keeps its own.
 SOLVER_PARAMS: tuple[tuple[str, int | bool], ...] = (("smt.arith.solver", 2), ("smt.arith.propagate_eqs", False))
-# Z3's tactics before its SMT core, for a query asked alone (Session.pushed): a measure's step query
-# that needed more than its first units, asked again with its lemmas. Solving the equalities the
-# guard and the case fix (solve-eqs) first shrinks it where Z3's incremental core, which keeps
-# every variable for the queries to come, cannot: duel's escape measure at 8 players 18.9 M ->
-# 12.6 M units, `verify all --players 2..8` in one process 177.7 -> 169.4 s; asked so every time,
-# the many small queries of the cold `verify all` were slower (bench/README.md, stop 50). Houdini's
-# few queries (one or two sweeps over one step of every rule) are preprocessed too (five games at
-# 8 players 12.5 -> 12.1 s, the cold run's games in one process 24.8 -> 24.4 s), and so are the
-# measures' queries of one solver each (>= 0, a mandatory step wherever play goes on, where a loop
-# rule ends the game, no option: 12.1 -> 11.7 s, 24.4 -> 24.1 s).
+# Z3's tactics before its SMT core, for the solvers asked one query or a few: Z3's incremental core
+# keeps every variable for the queries to come, where a query asked once can have the equalities
+# its guard and case fix solved first (solve-eqs). Used for a measure's step query past its cap,
+# asked again with its lemmas (Session.pushed, alone: duel's escape measure at 8 players 18.9 M ->
+# 12.6 M units, `verify all --players 2..8` in one process 177.7 -> 169.4 s), the way out's queries,
+# Houdini's (five games at 8 players 12.5 -> 12.1 s) and the measures' queries of one solver each
+# (>= 0, a mandatory step wherever play goes on, where a loop rule ends the game, no option: 12.1
+# -> 11.7 s). Asked so every time, the many small queries pushed on the sessions' shared solvers
+# were slower (the cold run's games in one process 24.8 -> 26.1 s; bench/README.md, stop 50).
 PREPROCESS = ("simplify", "propagate-values", "solve-eqs", "smt")
 # Results kept between runs are those of this version of Z3 with these options only.
 Z3_VERSION = (f"{z3.get_version_string()} ({', '.join(f'{k}={v}' for k, v in SOLVER_PARAMS)}; "
-              f"alone: {', '.join(PREPROCESS)})")
+              f"tactics: {', '.join(PREPROCESS)})")
 
 
 def new_solver(ctx: z3.Context, *, preprocess: bool = False) -> z3.Solver:
     """A solver in *ctx* with the engine's options (:data:`SOLVER_PARAMS`); with *preprocess*,
-    one that applies :data:`PREPROCESS` (for a query asked once, not pushed on)."""
+    one that applies :data:`PREPROCESS` (for a solver asked one query or a few)."""
     sol = z3.Then(*PREPROCESS, ctx=ctx).solver() if preprocess else z3.Solver(ctx=ctx)
     for key, value in SOLVER_PARAMS:
         sol.set(key, value)
