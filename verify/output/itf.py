@@ -15,8 +15,15 @@ __all__ = ["trace_itf", "results_json", "scenario_json"]
 
 def _bigint(v: Any) -> object:
     """An integer as ITF writes it, a big integer: {"#bigint": "-1"} (ITF's rule since its 2023
-    revision: JSON numbers lose precision in many readers)."""
-    return {"#bigint": str(int(v))}
+    revision: JSON numbers lose precision in many readers). One object per value, shared by every
+    state that holds it (a report writes hundreds of thousands; none is changed once made)."""
+    hit = _BIGINTS.get(v)
+    if hit is None:
+        hit = _BIGINTS[v] = {"#bigint": str(int(v))}
+    return hit
+
+
+_BIGINTS: dict[Any, dict[str, str]] = {}
 
 
 def _writers(lay: Layout) -> list[Callable[[Any], object]]:
