@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ class CaseResult:
     def scenario(self) -> Scenario:
         return self.sim.scenario
 
-    @property
+    @cached_property  # (read by every report, for every scenario)
     def status(self) -> str:
         """'as expected', 'changed' (other outcomes than the ruling's), 'unknown' (a bound was
         reached or play got stuck) or 'no expectation' (the file states none)."""
