@@ -8,9 +8,9 @@ from functools import lru_cache
 import pytest
 from conftest import ROOT
 
+from verify.explicit import relevance
 from verify.explicit.evaluate import Compiler, instances
 from verify.explicit.explore import StateGraph, explore
-from verify.explicit import relevance
 from verify.explicit.relevance import dead_rules, fixed_slots, live_rules, stable_slots
 from verify.explicit.rotation import Rotation
 from verify.model.loader import load_model
@@ -66,7 +66,7 @@ def _compiled_afresh(name_or_config: object, n: int) -> frozenset[str]:
     return frozenset(r.id for r in MODEL.rules if relevance._live(comp, r, config, layout))
 
 
-def test_liveness_kept_by_the_fixed_values_a_guard_reads_is_a_fresh_compiles() -> None:
+def test_liveness_kept_by_the_fixed_values_a_guard_reads_is_what_a_fresh_compile_finds() -> None:
     """live_rules keeps each rule's liveness by the fixed values of the slots its guard reads (the
     case library's scenarios share a kind of game and differ in a card's static ability, say):
     every scenario of the library and every configuration at 2 and 4 players gets the rules a

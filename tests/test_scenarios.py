@@ -399,7 +399,7 @@ def test_the_library_is_played_a_kind_of_game_to_a_process(model) -> None:
     process where it fits in a process's share, and every scenario is played once."""
     from verify.model.state import Layout
     from verify.scenarios.library import by_kind, library_files, load_library
-    from verify.scenarios.simulate import game_kind
+    from verify.explicit.evaluate import game_kind
     scenarios = load_library(model, library_files(model))
 
     def kind(i: int) -> tuple[object, ...]:

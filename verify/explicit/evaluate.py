@@ -19,7 +19,7 @@ from verify.language.walker import Walker
 from verify.model.state import Layout, State
 from verify.model.types import CARD_GRAPH_NAMES, GRAPH_NAMES, Model, Rule
 
-__all__ = ["Compiler", "Instance", "Update", "instances", "rule_envs", "Fn", "GraphOracle", "memo"]
+__all__ = ["Compiler", "Instance", "Update", "instances", "rule_envs", "game_kind", "Fn", "GraphOracle", "memo"]
 
 Fn = Callable[[State, Any], Any]
 _DYN = object()
@@ -666,6 +666,12 @@ class Instance:
         if self.card is not None:
             who.append(cards[self.card] if self.card < len(cards) else f"#{self.card}")
         return self.rule.id + (f"({', '.join(who)})" if who else "")
+
+
+def game_kind(layout: Layout, params: Mapping[str, int]) -> tuple[object, ...]:
+    """What compiling a model's rules for a game depends on besides its fixed values: its seats,
+    cards, teams and parameters (games of one kind can share a :class:`Compiler`)."""
+    return (layout.n, layout.k, layout.teams, tuple(sorted(params.items())))
 
 
 def rule_envs(rule: Rule, layout: Layout) -> list[tuple[int | None, int | None, dict[str, int]]]:

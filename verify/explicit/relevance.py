@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any, Mapping
 
-from verify.explicit.evaluate import Compiler, rule_envs
+from verify.explicit.evaluate import Compiler, game_kind, rule_envs
 from verify.explicit.rotation import Rotation
 from verify.language.expr import Call, Var, children
 from verify.model.state import Layout, slot_values
@@ -65,7 +65,7 @@ def live_rules(model: Model, config: Config, n: int, among: frozenset[str] | Non
     """
     layout = Layout.for_config(model.vocab, n, config)
     fixed = fixed_slots(layout, config)
-    kind = (id(model), n, layout.k, layout.teams, tuple(sorted(config.params.items())))
+    kind = (id(model), *game_kind(layout, config.params))
     known = _LIVE.get(kind)
     if known is None or known[0] is not model:
         known = _LIVE[kind] = (model, {}, {})

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from verify.errors import Diagnostic, ScenarioError
+from verify.explicit.evaluate import game_kind
 from verify.explicit.explore import collector_paused
 from verify.model.state import Layout
 from verify.model.types import Model
 from verify.scenarios.cache import CaseCache
 from verify.scenarios.format import Scenario, load_scenario
-from verify.scenarios.simulate import Simulation, game_kind, simulate
+from verify.scenarios.simulate import Simulation, simulate
 
 __all__ = ["LIBRARY", "CASE_STATUSES", "CaseResult", "library_files", "load_library", "play_library"]
 
@@ -131,7 +132,7 @@ def _play(i: int) -> tuple[dict[str, Any] | None, bool]:
 
 def by_kind(model: Model, scenarios: list[Scenario], jobs: int) -> list[list[int]]:
     """The scenarios (by position) in groups to play in *jobs* processes, the largest first: those
-    of a kind of game (:func:`~verify.scenarios.simulate.game_kind`) together, so that its rules are
+    of a kind of game (:func:`~verify.explicit.evaluate.game_kind`) together, so that its rules are
     compiled in one process only (the bundled library: 1.11 -> 1.03 s kept, 2.67-2.78 -> 2.49-2.52 s
     played), but none larger than a process's share of them all."""
     kinds: dict[tuple[object, ...], list[int]] = {}

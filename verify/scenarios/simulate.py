@@ -22,7 +22,7 @@ from verify.checking.trace import ReplayMismatch, Step, Trace
 from verify.errors import SourceLoc
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import Drift, fixed_values
-from verify.explicit.evaluate import Compiler, GraphOracle, Instance, Update, instances
+from verify.explicit.evaluate import Compiler, GraphOracle, Instance, Update, game_kind, instances
 from verify.explicit.explore import StateGraph, cyclic_components, explore
 from verify.explicit.folding import Folding
 from verify.explicit.localloops import LocalLoops
@@ -108,12 +108,6 @@ def _never(s: State, t: Any) -> bool:
 # that share these share its compiled guards, updates and predicates (of 295 scenarios, 28 kinds).
 # The model is kept with its compiler, so that its id is not reused while the entry lasts.
 _COMPILERS: dict[tuple[object, ...], tuple[Model, Compiler]] = {}
-
-
-def game_kind(layout: Layout, params: Mapping[str, int]) -> tuple[object, ...]:
-    """What compiling a model's rules for a game depends on: its seats, cards, teams and
-    parameters. Scenarios of one kind share their compiled rules (within a process)."""
-    return (layout.n, layout.k, layout.teams, tuple(sorted(params.items())))
 
 
 def _compiler(model: Model, layout: Layout, params: Mapping[str, int]) -> Compiler:
