@@ -218,29 +218,9 @@ def test_every_solver_of_the_engine_is_made_with_its_options() -> None:
     assert all(f"{key}={value}" in Z3_VERSION for key, value in SOLVER_PARAMS)
 
 
-def test_houdini_asks_its_queries_of_solvers_that_preprocess(monkeypatch) -> None:
-    """Houdini's solvers (the initial states, then a step of every rule) apply Z3's tactics first
-    (session.PREPROCESS), the engine's options set; the invariants are those proved before."""
-    import verify.symbolic.session as session
-    from verify.symbolic.induction import Invariants
-    made: list[bool] = []
-    real = session.new_solver
-
-    def watched(ctx, *, preprocess: bool = False):
-        made.append(preprocess)
-        return real(ctx, preprocess=preprocess)
-    model = load_model(ROOT / "model")
-    sym = SymbolicChecker(model, model.config("duel"), 2)
-    monkeypatch.setattr(session, "new_solver", watched)
-    proved = Invariants(sym.session).proved()
-    assert len(made) >= 2 and all(made)
-    monkeypatch.setattr(session, "new_solver", lambda ctx, *, preprocess=False: real(ctx))
-    assert Invariants(sym.session).proved() == proved and proved
-
-
-def test_a_measures_queries_of_one_solver_each_preprocess(monkeypatch) -> None:
-    """The measures' queries that have a solver each (the measure >= 0; a mandatory step wherever
-    play goes on) are asked of solvers that apply Z3's tactics first; the escape measure is proved."""
+def _solvers_made(monkeypatch) -> dict[str, list[bool]]:
+    """Whether each solver the engine makes from now on preprocesses, by the function that asked
+    the session for it."""
     import sys
 
     import verify.symbolic.session as session
@@ -250,8 +230,30 @@ def test_a_measures_queries_of_one_solver_each_preprocess(monkeypatch) -> None:
     def watched(ctx, *, preprocess: bool = False):
         made.setdefault(sys._getframe(2).f_code.co_name, []).append(preprocess)
         return real(ctx, preprocess=preprocess)
-    model = load_model(ROOT / "model")
     monkeypatch.setattr(session, "new_solver", watched)
+    return made
+
+
+def test_houdini_asks_its_queries_of_solvers_that_preprocess(monkeypatch) -> None:
+    """Houdini's solvers (the initial states, then a step of every rule) apply Z3's tactics first
+    (session.PREPROCESS), the engine's options set; the invariants are those proved before."""
+    import verify.symbolic.session as session
+    from verify.symbolic.induction import Invariants
+    real = session.new_solver
+    model = load_model(ROOT / "model")
+    sym = SymbolicChecker(model, model.config("duel"), 2)
+    made = _solvers_made(monkeypatch)
+    proved = Invariants(sym.session).proved()
+    assert len(made["proved"]) >= 2 and all(made["proved"])
+    monkeypatch.setattr(session, "new_solver", lambda ctx, *, preprocess=False: real(ctx))
+    assert Invariants(sym.session).proved() == proved and proved
+
+
+def test_a_measures_queries_of_one_solver_each_preprocess(monkeypatch) -> None:
+    """The measures' queries that have a solver each (the measure >= 0; a mandatory step wherever
+    play goes on) are asked of solvers that apply Z3's tactics first; the escape measure is proved."""
+    model = load_model(ROOT / "model")
+    made = _solvers_made(monkeypatch)
     sym = SymbolicChecker(model, model.config("duel"), 2)
     assert "its escape measure is proved" in (sym.escape() or "")
     assert made["_negative"] and all(made["_negative"]) and made["escape_holds"] and all(made["escape_holds"])
