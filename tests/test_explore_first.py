@@ -6,6 +6,8 @@ trace) or where a property still needs a witness. And what a property asks of th
 not undo it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from verify.checking.properties import GraphContext, Scan, check_explicit
 from verify.checking.runner import Options, check, explore_game
 from verify.checking.verdict import Verdict
@@ -116,3 +118,20 @@ def test_where_z3_proves_a_property_exploration_cut_by_bounds_reads_only_its_wit
             if mine is not None and theirs is not None:
                 assert (mine.initial, mine.steps, mine.point) == (theirs.initial, theirs.steps, theirs.point), p.id
     assert read > 40
+
+
+def test_the_first_look_is_not_reduced_by_symmetry_and_a_whole_exploration_after_it_is() -> None:
+    """Multiplayer at 3 players asks for one state per rotation of the seats: its first look reads
+    plain states (no rotation proof made for it), and where Z3 settles nothing (a budget of 1,000
+    units) the whole game explored after it is reduced, the rules proved symmetric first."""
+    prop = MODEL.property("all-lose-is-draw")
+    assert MODEL.config("multiplayer").symmetry
+    first = Options(configs=("multiplayer",), players=(3,), explore_first=200)
+    [proved] = check(MODEL, [prop], first)
+    [look] = [x for x in proved.results if x.engine == "explicit"]
+    assert look.states == 200 and look.method.startswith("explored its first 200 states only")
+    assert "rotation" not in look.method
+    [whole] = check(MODEL, [prop], replace(first, rlimit=1000))
+    [explored] = [x for x in whole.results if x.engine == "explicit"]
+    assert explored.verdict is Verdict.BOUNDED and explored.states > 200
+    assert "one state per rotation of the seats: seats symmetric under rotation (proved by Z3" in explored.method

@@ -354,7 +354,8 @@ def _check_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--symmetry/--no-symmetry", default=None,
                      help="Explore one state per rotation of the seats (where Z3 proves the rules symmetric) "
                           "in every game, or in none; by default, in the games whose configuration says "
-                          "symmetry = true."),
+                          "symmetry = true. (With both engines, a game's first look, --explore-first, is "
+                          "not reduced: only a whole exploration after it.)"),
     ]
     for opt in reversed(options):
         fn = opt(fn)

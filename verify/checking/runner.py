@@ -46,6 +46,7 @@ class Options:
     timeout_ms: int = DEFAULT_TIMEOUT_MS  # wall-clock safety net per property; reaching it is reported
     # Explore one state per rotation of the seats where Z3 proves the rules symmetric:
     # every game (True), none (False), or the games whose configuration asks for it (None).
+    # (Not in the first look of explore_first: only a whole exploration is reduced.)
     symmetry: bool | None = None
     # Player counts to check in every configuration instead of its own (Z3 checks each one;
     # explicit exploration only the counts the configuration explores); counts below a
@@ -165,22 +166,22 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
 
 
 def _explore(model: Model, config: Config, n: int, props: Sequence[Property], options: Options, *,
-             max_states: int | None = None, proof: SymmetryProof | None = None) -> StateGraph:
-    """Explore one game (its first *max_states* states, where given). For one property that the
-    states and steps found so far decide (:func:`~verify.checking.properties.stops_early`), the
-    search stops at its first counterexample: the same one the whole graph would give first."""
-    wanted = config.symmetry if options.symmetry is None else options.symmetry
+             max_states: int | None = None, reduce: bool = True) -> StateGraph:
+    """Explore one game (its first *max_states* states, where given; without *reduce*, every
+    state, not one per rotation class). For one property that the states and steps found so far
+    decide (:func:`~verify.checking.properties.stops_early`), the search stops at its first
+    counterexample: the same one the whole graph would give first."""
+    wanted = reduce and (config.symmetry if options.symmetry is None else options.symmetry)
     until = Watch(model, props[0]) if len(props) == 1 and stops_early(props[0]) else None
     return explore_game(model, config, n, symmetry=wanted, rlimit=options.rotation_rlimit,
                         timeout_ms=options.timeout_ms, max_memory_mb=options.max_memory_mb, until=until,
-                        max_states=max_states, proof=proof)
+                        max_states=max_states)
 
 
 def _explicit(model: Model, config: Config, n: int, props: Sequence[Property], options: Options, *,
-              max_states: int | None = None, proof: SymmetryProof | None = None
-              ) -> tuple[StateGraph, dict[str, EngineResult]]:
+              max_states: int | None = None) -> tuple[StateGraph, dict[str, EngineResult]]:
     """:func:`_explore` one game and check *props* on it."""
-    graph = _explore(model, config, n, props, options, max_states=max_states, proof=proof)
+    graph = _explore(model, config, n, props, options, max_states=max_states)
     ctx = GraphContext(graph)
     return graph, {p.id: check_explicit(graph, p, ctx) for p in props}
 
@@ -234,7 +235,10 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
     asked = list(props)
     if options.engine in ("both", "explicit") and config.explores(n):
         first = options.explore_first if options.engine == "both" else None
-        graph = _explore(model, config, n, asked, options, max_states=first)
+        # The first look is not reduced by the seats' symmetry: its proof (a query per rule
+        # instance) is dearer than the states it spares there, and is made only where the
+        # whole game is explored after it.
+        graph = _explore(model, config, n, asked, options, max_states=first, reduce=first is None)
         ctx = GraphContext(graph)
         partial = first is not None and _first_states_only(graph, first)
         if options.engine == "both" and (partial or _within_bounds_only(graph)):
@@ -253,7 +257,7 @@ def _check_game(model: Model, props: Sequence[Property], options: Options, name:
         if partial:  # the whole game for the properties no proof settled
             rest = [p for p in asked if found[p.id].verdict is not Verdict.VIOLATED]
             if rest:
-                found.update(_explicit(model, config, n, rest, options, proof=graph.symmetry)[1])
+                found.update(_explicit(model, config, n, rest, options)[1])
         for p in asked:
             out[p.id].append(found[p.id])
         asked = [p for p in asked if not _settles(found[p.id])]
