@@ -181,8 +181,8 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
         invs = Invariants(ses)
         s, t = ses.ts.templates()  # (the frames one_step asks over)
         for p in [p for p in m.properties if p.kind != "state"]:
-            key, sol = _one_step_key(p), _one_step_base(ses, invs, p)
-            alone = ses.pushed(sol, ses.violated(p, s, t if p.kind == "step" else None))[0]
+            key, (sol, kept) = _one_step_key(p), _one_step_base(ses, invs, p)
+            alone = ses.pushed(sol, kept, ses.violated(p, s, t if p.kind == "step" else None))[0]
             assert alone != z3.unknown
             proved, _ = one_step(ses, invs, p)
             swept, undecided = invs.swept(("one step",) + key, sol, dict)
@@ -192,12 +192,13 @@ def test_one_step_proves_together_exactly_what_it_proves_alone() -> None:
     assert failing  # the sweep met properties it could not prove, not only ones it could
 
 
-def test_step_premises_share_the_one_step_solver_and_its_invariants_after_the_step_change_no_answer() -> None:
-    """A step property's premise is asked on the one-step queries' solver, which holds the proved
-    invariants in the state stepped to as well (no solver of its own). Since Houdini proved them
-    preserved by every step, each one-step query and each premise query answers as it does on a
-    solver holding only what it asks about: on bundled games and on a broken copy where some
-    one-step query fails."""
+def test_one_step_queries_and_step_premises_share_a_solver_and_answer_as_on_their_own() -> None:
+    """Every step property's one-step query and premise are asked on one solver per domain (with
+    the declared minimums or without), whatever kinds of step the property ignores (the query
+    excludes their instances), and it holds the proved invariants in the state stepped to as well.
+    Since Houdini proved them preserved by every step, each query answers as it does on a solver
+    holding only what it asks about (the step relation without the kinds ignored): on bundled
+    games and on a broken copy where some one-step query fails."""
     from verify.symbolic.induction import Invariants, _one_step_base, one_step, premise_unreachable
     model = load_model()
     broken = load_model(ROOT / "tests" / "models" / "violated" / "win-beats-lose")
@@ -211,13 +212,15 @@ def test_step_premises_share_the_one_step_solver_and_its_invariants_after_the_st
         for p in steps:
             one_step(ses, invs, p)
         bases = len(invs._bases)
+        assert bases == 2  # the step's, with the declared minimums and without (counters-in-range)
+        assert any(p.ignored for p in steps) and any(not p.ignored for p in steps)
         for p in steps:
             unreachable = premise_unreachable(ses, invs, p)
             assert len(invs._bases) == bases, p.id  # no solver of its own
             plain = ses.solver()  # the step alone: no invariants in the state stepped to
             plain.add(ts.domain(s), invs.hold(s), ts.domain(t, mins=not p.domain),
                       ts.step(s, t, ts.template_act(), ignore=p.ignored))
-            shared = ses.pushed(_one_step_base(ses, invs, p), ses.violated(p, s, t))[0]
+            shared = ses.pushed(*_one_step_base(ses, invs, p), ses.violated(p, s, t))[0]
             alone = ses.pushed(plain, ses.violated(p, s, t))[0]
             assert shared == alone != z3.unknown, (name, p.id)
             premise = z3.Or([ses.premise(i, s, t) for i in ses.instances(p)])
