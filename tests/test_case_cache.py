@@ -3,9 +3,12 @@ mean the same, and only after every trace replays; a reused result reads as a pl
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import ROOT
 from test_cache import _copy as rules_copy
@@ -13,7 +16,7 @@ from test_cache import _copy as rules_copy
 from verify.cli import main
 from verify.model.loader import load_model
 from verify.scenarios.cache import CaseCache
-from verify.scenarios.library import CaseResult, library_files, load_library, play_library
+from verify.scenarios.library import CaseResult, library_files, library_played, load_library, play_library
 
 # A loop whose life totals run away (a lasso up to drift), a loop of two triggers, an event that
 # cannot happen (a note naming its line), and a one-shot ability.
@@ -113,6 +116,24 @@ def test_scenarios_played_or_replayed_in_two_processes_read_as_in_one(tmp_path: 
     assert [Path(c.scenario.path).stem for c in three if not c.cached] == [CASES[2]]
     assert _seen(three) == _seen(first)
     assert all(c.cached for c in _play(_copy(tmp_path, "four"), cache, jobs=2))
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="scheduling only where a core is idle is Linux's")
+def test_scenarios_played_where_a_core_is_idle_read_as_in_one_and_are_scheduled_as_others_when_wanted(
+        tmp_path: Path) -> None:
+    """`verify all` plays the case library from the start in processes that run only where a core
+    is idle (the games come first); asked for the results, they are scheduled as any other, and
+    the results read as played in one process."""
+    model = load_model(_copy(tmp_path, "idle"))
+    scenarios = load_library(model, library_files(model))
+    first = play_library(model, scenarios, jobs=1)
+    with library_played(model, scenarios, jobs=2, idle=True) as results:
+        workers = multiprocessing.active_children()
+        assert len(workers) == 2 and all(os.sched_getscheduler(p.pid) == os.SCHED_IDLE for p in workers)
+        cases = results()
+        assert all(os.sched_getscheduler(p.pid) == os.SCHED_OTHER for p in workers)
+    assert _seen(cases) == _seen(first) and not any(c.cached for c in cases)
+    assert not multiprocessing.active_children()  # stopped on leaving the block
 
 
 def test_verify_all_says_how_many_scenarios_it_reused(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import shlex
 import shutil
 import sys
 import traceback
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Callable
 
@@ -57,6 +58,7 @@ from verify.scenarios.library import (
     CaseResult,
     library_files,
     load_library,
+    library_played,
     play_library,
 )
 from verify.scenarios.simulate import simulate
@@ -222,12 +224,15 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                       symmetry=symmetry, players=players, max_memory_mb=max_memory,
                       jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None,
                       explore_first=explore_first)
-    with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
-                     total=len(games(model, options))) as bar:
-        results = check(model, props, options, progress=bar)
-    cases = None if library is None else play_library(
-        model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None,
-        jobs=options.jobs)
+    # the case library is played from the start, in processes that take only the time the games
+    # leave a core idle until they are done
+    with (nullcontext(None) if library is None else library_played(
+            model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None,
+            jobs=options.jobs, idle=True)) as scenarios_played:
+        with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
+                         total=len(games(model, options))) as bar:
+            results = check(model, props, options, progress=bar)
+        cases = None if scenarios_played is None else scenarios_played()
     where = None if no_reports else write_reports(results, model, reports, cases)
     traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:

@@ -8,10 +8,13 @@ property, with the trace of the new outcome.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from verify.errors import Diagnostic, ScenarioError
 from verify.explicit.evaluate import game_kind
@@ -22,7 +25,8 @@ from verify.scenarios.cache import CaseCache
 from verify.scenarios.format import Scenario, load_scenario
 from verify.scenarios.simulate import Simulation, simulate
 
-__all__ = ["LIBRARY", "CASE_STATUSES", "CaseResult", "library_files", "load_library", "play_library"]
+__all__ = ["LIBRARY", "CASE_STATUSES", "CaseResult", "library_files", "load_library", "play_library",
+           "library_played"]
 
 LIBRARY = "scenarios"  # the folder of the model directory that holds the case library
 CASE_STATUSES = ("as expected", "no expectation", "changed", "unknown")
@@ -86,16 +90,46 @@ def play_library(model: Model, scenarios: list[Scenario], *, memory_mb: int | No
     *jobs* > 1 the scenarios are played (or their kept traces replayed) in that many forked
     processes, each handing back what a cache entry holds: the results read the same, but for the
     states played, which are not drawn (``verify simulate --dot`` plays its scenario itself)."""
-    done = _in_processes(model, scenarios, cache, memory_mb, timeout, jobs)
-    out = []
-    for i, sc in enumerate(scenarios):
-        if i in done:
-            data, cached = done[i]
-            out.append(CaseResult(CaseCache.rebuild(data, model, sc), cached=cached))
+    with library_played(model, scenarios, memory_mb=memory_mb, timeout=timeout, cache=cache, jobs=jobs) as results:
+        return results()
+
+
+@contextmanager
+def library_played(model: Model, scenarios: list[Scenario], *, memory_mb: int | None = None,
+                   timeout: float | None = None, cache: CaseCache | None = None, jobs: int = 1,
+                   idle: bool = False) -> Iterator[Callable[[], list[CaseResult]]]:
+    """:func:`play_library` as a block: the function it yields gives the results. With *idle*
+    (and Linux's SCHED_IDLE), its processes start on entering the block, scheduled to run only
+    on a core nothing else wants: until the block's other work is done (``verify all``'s games)
+    they take the time it leaves idle (a process with no game left), and when the results are
+    asked for they are scheduled as any other process again (so a machine busy with other work
+    does not hold them back for ever). Otherwise they start when the results are asked for. The
+    results do not depend on when a scenario is played (a limit of the machine that decides an
+    outcome in a process has it played again here). Leaving the block stops the processes."""
+    early = idle and hasattr(os, "SCHED_IDLE")
+    started = _Started(model, scenarios, cache, memory_mb, timeout, jobs, idle=True) if early else None
+
+    def results() -> list[CaseResult]:
+        nonlocal started
+        if started is None:
+            started = _Started(model, scenarios, cache, memory_mb, timeout, jobs, idle=False)
         else:
-            sim, cached, _ = _one(model, sc, cache, memory_mb, timeout)
-            out.append(CaseResult(sim, cached=cached))
-    return out
+            started.wanted()
+        done = started.results()
+        out = []
+        for i, sc in enumerate(scenarios):
+            if i in done:
+                data, cached = done[i]
+                out.append(CaseResult(CaseCache.rebuild(data, model, sc), cached=cached))
+            else:
+                sim, cached, _ = _one(model, sc, cache, memory_mb, timeout)
+                out.append(CaseResult(sim, cached=cached))
+        return out
+    try:
+        yield results
+    finally:
+        if started is not None:
+            started.stop()
 
 
 @collector_paused  # compiling the rules for a scenario's game makes many objects and few cycles: a
@@ -147,21 +181,63 @@ def _play_all(indices: list[int]) -> list[tuple[dict[str, Any] | None, bool]]:
     return [_play(i) for i in indices]
 
 
-def _in_processes(model: Model, scenarios: list[Scenario], cache: CaseCache | None,
-                  memory_mb: int | None, timeout: float | None, jobs: int) -> dict[int, tuple[dict[str, Any], bool]]:
-    """The scenarios (by position) played or replayed in *jobs* forked processes, each with its
-    results as a cache entry holds them and whether they came from the cache; {} with one job."""
-    global _SHARED
-    if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return {}
-    if cache is not None:
-        cache.prepare(model)  # (the rules' digests: worked out once, before the processes fork)
-    _SHARED = (model, scenarios, cache, memory_mb, timeout)
-    groups = by_kind(model, scenarios, jobs)
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(groups))) as pool:
-            played = {i: result for group, results in zip(groups, pool.imap(_play_all, groups))
-                      for i, result in zip(group, results)}
-    finally:
-        _SHARED = None
-    return {i: (data, cached) for i, (data, cached) in played.items() if data is not None}
+class _Started:
+    """The scenarios (by position) being played or replayed in forked processes, in groups
+    (:func:`by_kind`), each scenario's results as a cache entry holds them and whether they came
+    from the cache. Nothing with one job."""
+
+    def __init__(self, model: Model, scenarios: list[Scenario], cache: CaseCache | None, memory_mb: int | None,
+                 timeout: float | None, jobs: int, *, idle: bool):
+        global _SHARED
+        self.pool: multiprocessing.pool.Pool | None = None
+        self.groups: list[list[int]] = []
+        self.played: multiprocessing.pool.MapResult[list[tuple[dict[str, Any] | None, bool]]] | None = None
+        self.workers: list[int] = []  # the processes scheduled to run only where a core is idle
+        if jobs <= 1 or len(scenarios) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return
+        if cache is not None:
+            cache.prepare(model)  # (the rules' digests: worked out once, before the processes fork)
+        self.groups = by_kind(model, scenarios, jobs)
+        ctx = multiprocessing.get_context("fork")
+        pids = ctx.SimpleQueue()  # each process's, told by itself as it starts
+        processes = min(jobs, len(self.groups))
+        _SHARED = (model, scenarios, cache, memory_mb, timeout)
+        try:  # (the processes are forked here, each with what _SHARED holds)
+            self.pool = ctx.Pool(processes, initializer=_tell if idle else None, initargs=(pids,) if idle else ())
+        finally:
+            _SHARED = None
+        # scheduled from here, not by themselves: a process that ran only where a core is idle
+        # could be held back before it told its pid, on a machine busy with other work
+        for pid in [pids.get() for _ in range(processes)] if idle else []:
+            try:
+                os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+                self.workers.append(pid)
+            except OSError:  # (not allowed here: it runs as any other process)
+                pass
+        self.played = self.pool.map_async(_play_all, self.groups, chunksize=1)
+
+    def wanted(self) -> None:
+        """Schedule the processes as any other (SCHED_OTHER) from now on."""
+        for pid in self.workers:
+            try:
+                os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+            except OSError:  # (gone already; or not allowed: it still runs where a core is idle)
+                pass
+        self.workers = []
+
+    def results(self) -> dict[int, tuple[dict[str, Any], bool]]:
+        """Each scenario played in a process (by position), once all are."""
+        if self.played is None:
+            return {}
+        return {i: (data, cached) for group, out in zip(self.groups, self.played.get())
+                for i, (data, cached) in zip(group, out) if data is not None}
+
+    def stop(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+def _tell(pids: Any) -> None:
+    """A process of the case library's tells its pid (to be scheduled by :class:`_Started`)."""
+    pids.put(os.getpid())
