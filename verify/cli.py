@@ -57,8 +57,8 @@ from verify.scenarios.library import (
     LIBRARY,
     CaseResult,
     library_files,
-    load_library,
     library_played,
+    load_library,
     play_library,
 )
 from verify.scenarios.simulate import simulate
