@@ -15,7 +15,6 @@ from verify.errors import UsageError, suggest
 from verify.explicit.budget import Budget, Limits
 from verify.explicit.drift import game_drift
 from verify.explicit.explore import StateGraph, explore
-from verify.explicit.rotation import SymmetryProof
 from verify.model.types import Config, Model, Property
 from verify.symbolic.session import Z3_VERSION
 from verify.symbolic.symmetry import ROTATION_RLIMIT, prove_rotation
@@ -101,20 +100,19 @@ def games(model: Model, options: Options) -> list[tuple[str, int]]:
 def explore_game(model: Model, config: Config, n: int, *, symmetry: bool, rlimit: int = ROTATION_RLIMIT,
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, max_memory_mb: int | None = None,
                  until: Callable[[StateGraph], bool] | None = None, depth: int | None = None,
-                 max_states: int | None = None, proof: SymmetryProof | None = None) -> StateGraph:
+                 max_states: int | None = None) -> StateGraph:
     """:func:`~verify.explicit.explore.explore` within the configuration's state limit (or
     *max_states*, where smaller), the memory limit and the wall-clock safety net; with *symmetry*
-    first ask Z3 whether the rules are symmetric in the seats (unless the *proof* is given): one
-    state per rotation class if so. The proof (or why it failed) goes with the graph. *depth*: as
+    first ask Z3 whether the rules are symmetric in the seats: one state per rotation class if so.
+    The proof (or why it failed) goes with the graph. *depth*: as
     :func:`~verify.explicit.explore.explore`'s."""
-    if symmetry and proof is None:
-        proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms)
+    proof = prove_rotation(model, config, n, rlimit=rlimit, timeout_ms=timeout_ms) if symmetry else None
     limit = config.max_states if max_states is None else min(max_states, config.max_states)
     budget = Budget(Limits(limit, f"max_states of configuration '{config.name}' in configs.toml",
                            max_memory_mb, timeout_ms / 1000))
-    graph = explore(model, config, n, symmetric=symmetry and proof is not None and proof.proved, budget=budget,
+    graph = explore(model, config, n, symmetric=proof is not None and proof.proved, budget=budget,
                     until=until, drift=game_drift(model, config), depth=depth)
-    graph.symmetry = proof if symmetry else None
+    graph.symmetry = proof
     return graph
 
 

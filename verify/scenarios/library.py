@@ -208,21 +208,14 @@ class _Started:
             _SHARED = None
         # scheduled from here, not by themselves: a process that ran only where a core is idle
         # could be held back before it told its pid, on a machine busy with other work
-        for pid in [pids.get() for _ in range(processes)] if idle else []:
-            try:
-                os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
-                self.workers.append(pid)
-            except OSError:  # (not allowed here: it runs as any other process)
-                pass
+        self.workers = [pid for pid in ([pids.get() for _ in range(processes)] if idle else [])
+                        if _scheduled(pid, os.SCHED_IDLE)]  # (where not allowed, as any other process)
         self.played = self.pool.map_async(_play_all, self.groups, chunksize=1)
 
     def wanted(self) -> None:
         """Schedule the processes as any other (SCHED_OTHER) from now on."""
-        for pid in self.workers:
-            try:
-                os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
-            except OSError:  # (gone already; or not allowed: it still runs where a core is idle)
-                pass
+        for pid in self.workers:  # (one gone already, or not allowed: it still runs where a core is idle)
+            _scheduled(pid, os.SCHED_OTHER)
         self.workers = []
 
     def results(self) -> dict[int, tuple[dict[str, Any], bool]]:
@@ -236,6 +229,16 @@ class _Started:
         if self.pool is not None:
             self.pool.terminate()
             self.pool.join()
+
+
+def _scheduled(pid: int, policy: int) -> bool:
+    """Whether process *pid* is now scheduled by *policy* (os.SCHED_IDLE, os.SCHED_OTHER): False
+    where it is gone or that is not allowed."""
+    try:
+        os.sched_setscheduler(pid, policy, os.sched_param(0))
+        return True
+    except OSError:
+        return False
 
 
 def _tell(pids: Any) -> None:
