@@ -169,3 +169,27 @@ def test_the_rules_live_in_a_game_are_kept_by_what_every_rule_means(tmp_path: Pa
         entry.write_text(json.dumps({**json.loads(entry.read_text()), "live": ["no-such-rule"]}), encoding="utf-8")
     assert ResultCache(tmp_path / "c", "z3").key(model, model.config("duel"), 2, props, Options()) == key
     assert worked_out == ["duel", "duel", "duel"]
+
+
+def test_results_kept_by_other_verifier_code_are_not_reused(tmp_path: Path, monkeypatch) -> None:
+    import verify.checking.cache as results_cache
+    from verify.version import build, source_digest
+    # the build names the source: one byte changed in a copy of the package, another digest
+    package = tmp_path / "verify"
+    shutil.copytree(ROOT / "verify", package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_digest(package)
+    assert before == source_digest(package) and build().endswith("+" + before[:16])
+    path = package / "checking" / "runner.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert source_digest(package) != before
+    # a run by other code (the same version number) keeps results a run by this code does not read back
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(results_cache, "build", lambda: "0.1.0+other")
+    first = _check(_copy(tmp_path, "first"), cache, games=("duel",))
+    assert not _cached_games(first)
+    again = _check(_copy(tmp_path, "again"), cache, games=("duel",))
+    assert _cached_games(again) == {"duel"}
+    monkeypatch.undo()
+    now = _check(_copy(tmp_path, "now"), cache, games=("duel",))
+    _same(first, now)
+    assert not _cached_games(now)

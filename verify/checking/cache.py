@@ -5,10 +5,11 @@ cache folder under a key made from the parsed meaning of everything they depend 
 vocabulary, the rules that are live in the game (a rule dead there changes nothing in it:
 :mod:`verify.explicit.relevance`), every property (the state properties are the invariants every
 Z3 proof of the game assumes), the configuration, the player count, the engines and budgets, and
-the versions of Endgame and Z3. Rule texts, citations and source lines are no part of a meaning:
-rewording a rule finds every result again; changing what a rule does checks again only the games
-where it is live. Which rules are live in a game is kept too (:class:`LiveRules`), under the
-meaning of the vocabulary and every rule's guard or condition, and what it reads of the game
+the versions of Endgame (:func:`~verify.version.build`: with a digest of its source) and Z3. Rule
+texts, citations and source lines are no part of a meaning: rewording a rule finds every result
+again; changing what a rule does checks again only the games where it is live. Which rules are
+live in a game is kept too (:class:`LiveRules`), under the meaning of the vocabulary and every
+rule's guard or condition, and what it reads of the game
 (:func:`~verify.explicit.relevance.liveness`: seats, cards, teams, parameters, fixed values,
 actions; working it out compiles every guard for the game): a run where nothing of that changed
 reads it back.
@@ -42,7 +43,7 @@ from verify.explicit.localloops import LocalLoops
 from verify.explicit.relevance import live_rules, liveness
 from verify.model.state import Layout, State, is_initial
 from verify.model.types import Config, Model, Property
-from verify.version import __version__
+from verify.version import build
 
 __all__ = ["ResultCache", "LiveRules", "DEFAULT_CACHE_DIR", "meaning", "digest", "read", "keep", "trace_data", "trace_of",
            "steps_data", "steps_of"]
@@ -134,7 +135,7 @@ class LiveRules:
         hit = self._found.get((every, reads))
         if hit is not None:
             return hit
-        key = digest({"format": FORMAT, "endgame": __version__, "model": every, "game": meaning(reads)})
+        key = digest({"format": FORMAT, "endgame": build(), "model": every, "game": meaning(reads)})
         live: frozenset[str] | None = None
         try:
             data = read(self.folder, key, FORMAT)
@@ -158,13 +159,14 @@ class ResultCache:
         self.folder = Path(folder)
         self.z3_version = z3_version
         self.live = LiveRules(folder)
+        build()  # (worked out once, before the games' processes are forked)
 
     def key(self, model: Model, config: Config, n: int, props: Sequence[Property], options: Any) -> str:
         """The key of a game's results: see the module's documentation."""
         live = self.live.of(model, config, n)
         whole, rules = self.live.digests(model)
         return digest({
-            "format": FORMAT, "endgame": __version__, "z3": self.z3_version,
+            "format": FORMAT, "endgame": build(), "z3": self.z3_version,
             "vocabulary and properties": whole,
             "rules": [rules[r.id] for r in model.rules if r.id in live],
             "checked": [p.id for p in props],

@@ -5,7 +5,7 @@ A scenario's outcomes are kept in the cache folder of the games' results
 the vocabulary, the rules live in the scenario's game (texts, citations and source lines aside:
 :class:`~verify.checking.cache.LiveRules`, and every rule its events fire), the scenario as parsed
 (its situation, events, bounds and expectations, where they are written; its file's name but not
-its folder), and Endgame's version. A rule dead in the game (its guard or condition false for
+its folder), and Endgame's version with a digest of its source (:func:`~verify.version.build`). A rule dead in the game (its guard or condition false for
 every actor and card under the game's fixed values, which hold all through a scenario: events
 fire rules, and no rule assigns a fixed variable) changes nothing in its play. Rewording a rule or
 a scenario's title finds every scenario again; changing what a rule does plays again the
@@ -32,7 +32,7 @@ from verify.model.state import Layout
 from verify.model.types import Model
 from verify.scenarios.format import Scenario
 from verify.scenarios.simulate import Outcome, Simulation, replay_kept
-from verify.version import __version__
+from verify.version import build
 
 __all__ = ["CaseCache", "fired"]
 
@@ -49,13 +49,14 @@ class CaseCache:
     def prepare(self, model: Model) -> tuple[str, dict[str, str]]:
         """The digests of *model*'s vocabulary and of each rule, which every key reads: worked out
         once per model (call it before forking, and the processes share them)."""
+        build()
         return self.live.vocabulary(model), self.live.digests(model)[1]
 
     def key(self, model: Model, scenario: Scenario) -> str:
         """The key of a scenario's outcomes: see the module's documentation."""
         vocab, rules = self.prepare(model)
         live = self.live.of(model, scenario.config, scenario.n) | fired(scenario)
-        return digest({"format": FORMAT, "endgame": __version__, "vocabulary": vocab,
+        return digest({"format": FORMAT, "endgame": build(), "vocabulary": vocab,
                        "rules": [rules[r.id] for r in model.rules if r.id in live], "scenario": _meaning(scenario)})
 
     def load(self, key: str, model: Model, scenario: Scenario) -> Simulation | None:
