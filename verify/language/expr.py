@@ -129,16 +129,24 @@ class ForAll:
 Stmt = Union[Assign, ForAll]
 
 
+# Each node class's fields that may hold nodes (all but its source location), found once per class:
+# the syntactic analyses call children() for every node they visit.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def children(node: object) -> list[object]:
     """The nodes directly inside *node* (its source location aside)."""
+    cls = type(node)
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(name for name in getattr(cls, "__dataclass_fields__", {}) if name != "loc")
     out: list[object] = []
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name == "loc":
-            continue
+    for name in fields:
         value = getattr(node, name)
-        for child in (value if isinstance(value, tuple) else (value,)):
-            if hasattr(child, "__dataclass_fields__"):
-                out.append(child)
+        if isinstance(value, tuple):
+            out.extend(child for child in value if hasattr(child, "__dataclass_fields__"))
+        elif hasattr(value, "__dataclass_fields__"):
+            out.append(value)
     return out
 
 
