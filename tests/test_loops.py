@@ -809,10 +809,10 @@ def test_the_lemmas_let_the_escape_measure_be_proved_on_a_quarter_of_the_budget(
 
 
 def test_the_lemmas_are_looked_for_only_where_a_step_is_long_without_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each step's query is first asked on a cap of units of its own (QUICK); only where it needs
-    more are the parts it does not raise looked for, and it is asked again with them: at 6 players
-    on card-statics, 6 of its 34 mandatory steps and passes (the state-based settling, 104.1, among
-    them), and the measure is proved as before."""
+    """Below EAGER_SEATS, each step's query is first asked on a cap of units of its own (QUICK);
+    only where it needs more are the parts it does not raise looked for, and it is asked again with
+    them: at 5 players on card-statics, a few of its mandatory steps and passes (the state-based
+    settling, 104.1, among them), and the measure is proved as before."""
     import verify.symbolic.ranking as ranking
     looked: list[int] = []
     real = ranking._not_raised
@@ -821,10 +821,49 @@ def test_the_lemmas_are_looked_for_only_where_a_step_is_long_without_them(monkey
         looked.append(len(parts))
         return real(ses, sol, parts, stepped, *given)
     monkeypatch.setattr(ranking, "_not_raised", counted)
-    sym = SymbolicChecker(MODEL, MODEL.config("card-statics"), 6)
+    assert 5 < ranking.EAGER_SEATS
+    sym = SymbolicChecker(MODEL, MODEL.config("card-statics"), 5)
     assert "its escape measure is proved" in (sym.escape() or ""), sym.ranking_failure
     steps = len(sym.session.ts.steps(LOOP_KINDS))
     assert 1 <= len(looked) < steps // 4, (len(looked), steps)
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_from_eager_seats_on_a_step_of_no_player_nor_card_is_asked_with_its_lemmas_first(
+        eager: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At EAGER_SEATS players (the duel at 6), a measure's query on a step that is no player's nor
+    card's is asked with its lemmas from the start, alone: none of those goes past a cap, and a
+    player's step is still asked on the cap first. The measure is proved as when every step is
+    first asked on the cap (EAGER_SEATS out of reach), where some of those steps went past it."""
+    import verify.symbolic.ranking as ranking
+    from verify.symbolic.session import CAPPED, Session
+    if not eager:
+        monkeypatch.setattr(ranking, "EAGER_SEATS", 99)
+    asked: list[tuple[bool, bool, bool, bool]] = []  # (a step of no player nor card, on a cap, past it, alone)
+    real_pushed, real_stepped = Session.pushed, ranking._stepped
+    step: list[Any] = [None]
+
+    def stepped(ses: Any, inst: Any) -> Any:
+        step[0] = inst
+        return real_stepped(ses, inst)
+
+    def watched(self: Any, sol: Any, *terms: Any, **kw: Any) -> Any:
+        answer = real_pushed(self, sol, *terms, **kw)
+        if step[0] is not None:
+            asked.append((step[0].actor is None and step[0].card is None, kw.get("cap") is not None,
+                          kw.get("cap") is not None and answer[1] == CAPPED, kw.get("alone", False)))
+        return answer
+    monkeypatch.setattr(ranking, "_stepped", stepped)
+    monkeypatch.setattr(Session, "pushed", watched)
+    sym = SymbolicChecker(MODEL, MODEL.config("duel"), 6)
+    assert "its escape measure is proved" in (sym.escape() or ""), sym.ranking_failure
+    seatless = [a for a in asked if a[0]]
+    assert seatless and any(not a[0] for a in asked)
+    assert any(cap for seatless_step, cap, _, _ in asked if not seatless_step)  # a player's step: on the cap first
+    if eager:
+        assert all(alone and not cap for _, cap, _, alone in seatless)
+    else:
+        assert any(past for _, _, past, _ in seatless)
 
 
 def test_a_query_past_its_cap_says_so_and_is_charged() -> None:

@@ -31,6 +31,14 @@ __all__ = ["Termination", "ranking_holds", "escape_holds", "exit_holds", "quiet_
 # the cold run, about what they save at 8 players; asked first on 1 M units, the queries at 8
 # players spent more than with the lemmas every time.)
 QUICK = 200_000
+# From this many seats on, a step that is no player's nor card's (the turn's structure, the
+# state-based settling) is asked with the lemmas from the start, alone (Session.pushed): at six
+# seats and more most of these go past QUICK (on the duel: 7 of 11 at 6 players, 2 of 11 at 4),
+# and the units spent before the cap are lost. `verify all --players 2..8` 73.7-75.4 -> 70.8-72.3 s
+# with every verdict, method and trace the same; six games at 8 players 14.7 -> 13.8 s; the cold
+# run's games in one process 21.1-21.2 -> 20.8-20.9 s (from 5 seats on: the same; from 2, the
+# cold run's games 0.4 s slower, its steps mostly short).
+EAGER_SEATS = 6
 
 
 class Termination:
@@ -252,9 +260,12 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         unexcused = [] if excuse is None else [z3.Not(excuse)]
         guard = ts.guard(inst, s)
         lemmas: list[Any] | None = None if parts else []  # looked for where a query without them is long
+        alone = bool(parts) and inst.actor is None and inst.card is None and ses.layout.n >= EAGER_SEATS
+        if alone:
+            lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
         for claim in claims:
             answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *(lemmas or ()), stepped(claim),
-                                          cap=QUICK if lemmas is None else None)
+                                          cap=QUICK if lemmas is None else None, alone=alone)
             if why == CAPPED:  # asked again with the lemmas, alone (Session.pushed)
                 lemmas = _not_raised(ses, sol, parts, stepped, guard, *unexcused)
                 answer, why = _pushed_by_case(ses, sol, s, guard, *unexcused, *lemmas, stepped(claim), alone=True)
