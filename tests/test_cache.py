@@ -172,6 +172,9 @@ def test_the_rules_live_in_a_game_are_kept_by_what_every_rule_means(tmp_path: Pa
 
 
 def test_results_kept_by_other_verifier_code_are_not_reused(tmp_path: Path, monkeypatch) -> None:
+    """A kept result's key names the verifier's build (its version and a digest of its source): a
+    result kept by other code under the same version number is not read back, and checked again
+    it reads the same."""
     import verify.checking.cache as results_cache
     from verify.version import build, source_digest
     # the build names the source: one byte changed in a copy of the package, another digest

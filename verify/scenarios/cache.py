@@ -5,11 +5,12 @@ A scenario's outcomes are kept in the cache folder of the games' results
 the vocabulary, the rules live in the scenario's game (texts, citations and source lines aside:
 :class:`~verify.checking.cache.LiveRules`, and every rule its events fire), the scenario as parsed
 (its situation, events, bounds and expectations, where they are written; its file's name but not
-its folder), and Endgame's version with a digest of its source (:func:`~verify.version.build`). A rule dead in the game (its guard or condition false for
-every actor and card under the game's fixed values, which hold all through a scenario: events
-fire rules, and no rule assigns a fixed variable) changes nothing in its play. Rewording a rule or
-a scenario's title finds every scenario again; changing what a rule does plays again the
-scenarios where it is live (a Two-Headed Giant rule: the Two-Headed Giant scenarios).
+its folder), and Endgame's version with a digest of its source (:func:`~verify.version.build`).
+A rule dead in the game (its guard or condition false for every actor and card under the game's
+fixed values, which hold all through a scenario: events fire rules, and no rule assigns a fixed
+variable) changes nothing in its play. Rewording a rule or a scenario's title finds every
+scenario again; changing what a rule does plays again the scenarios where it is live (a
+Two-Headed Giant rule: the Two-Headed Giant scenarios).
 
 A kept result is trusted only after every outcome's trace has been replayed through the rules as
 they are now (:func:`verify.scenarios.simulate.replay_kept`); an entry that fails to load or to
