@@ -215,9 +215,8 @@ def _step_base(ses: Session, invs: Invariants, ignored: frozenset[str], *, mins:
     s, t = ts.templates()
     after = [lambda: invs.hold(t)] if mins else []
     act = ts.template_act()
-    skipped = [inst.index for inst in ts.insts if inst.rule.kind in ignored]
     return (invs.base(("step", mins), lambda: ts.domain(t, mins=mins), *after, lambda: ts.step(s, t, act)),
-            z3.And([act != k for k in skipped]) if skipped else z3.BoolVal(True, ts.ctx))
+            z3.Not(ts.of_kinds(act, ignored)) if ignored else z3.BoolVal(True, ts.ctx))
 
 
 def one_step(ses: Session, invs: Invariants, prop: Property) -> tuple[str | None, str | None]:
