@@ -4,8 +4,10 @@ checkout, one after the other on this machine, with their ratios.
 Each figure is the wall time of one command, run once per revision as a subprocess with this
 Python (the same dependencies) and the revision's own tree first on ``sys.path``; each revision
 checks its own bundled model (the model grew since: more configurations, rules and scenarios),
-so a ratio compares what ``verify all`` took then with what it takes now, not the same work.
-Nothing is kept between runs (``--no-cache`` where the revision knows it).
+so that ratio compares what ``verify all`` took then with what it takes now, not the same work. A
+third run, this checkout's verifier on the earlier revision's model (``--rules``), is the same work
+as the old run: its ratio is the verifier's alone. Nothing is kept between runs (``--no-cache``
+where the revision knows it).
 
 Run from the repository root: ``python bench/figures.py`` (about 2 minutes); ``--players`` adds
 ``verify all --players 2..8`` (about 15 minutes for both revisions), ``--suite`` the README's test
@@ -74,16 +76,24 @@ def main() -> None:
         old = _worktree(opts.old, Path(tmp) / "old")
         try:
             print(f"old: {rev} ({opts.old}); new: this checkout ({ROOT}); {os.cpu_count()} cores; one run each")
-            print(f"{'figure':<34} {'old s':>8} {'new s':>8} {'new/old':>8}  summaries (old | new)")
-            rows = [(name, _verify(old, *extra), _verify(ROOT, *extra)) for name, extra in figures]
+            print("same model: this checkout's verifier on the old revision's model (the old run's work)")
+            print(f"{'figure':<34} {'old s':>8} {'same model s':>13} {'ratio':>6} {'new s':>8} {'new/old':>8}"
+                  f"  summaries (old | same model | new)")
+            rows: list[tuple[str, list[str], list[str] | None, list[str]]] = [
+                (name, _verify(old, *extra), _verify(ROOT, *extra, "--rules", str(old / "model")),
+                 _verify(ROOT, *extra)) for name, extra in figures]
             if opts.suite:
                 test = [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"]
-                rows.append(("the README's test command", test, test))
-            for name, old_args, new_args in rows:
+                rows.append(("the README's test command", test, None, test))
+            for name, old_args, same_args, new_args in rows:
                 a, a_rc, a_sum = _timed(old, old_args)
+                same, same_sum = f"{'-':>13} {'-':>6}", ""
+                if same_args is not None:
+                    m, m_rc, m_sum = _timed(ROOT, same_args)
+                    same, same_sum = f"{m:>13.1f} {m / a:>6.2f}", f"exit {m_rc} {m_sum or '-'} | "
                 b, b_rc, b_sum = _timed(ROOT, new_args)
-                print(f"{name:<34} {a:>8.1f} {b:>8.1f} {b / a:>8.2f}  exit {a_rc} {a_sum or '-'} | "
-                      f"exit {b_rc} {b_sum or '-'}", flush=True)
+                print(f"{name:<34} {a:>8.1f} {same} {b:>8.1f} {b / a:>8.2f}  exit {a_rc} {a_sum or '-'} | "
+                      f"{same_sum}exit {b_rc} {b_sum or '-'}", flush=True)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
                            capture_output=True)
