@@ -33,6 +33,7 @@ from verify.output.dot import trace_dot
 from verify.output.itf import trace_itf
 from verify.output.markdown import trace_markdown
 from verify.output.text import trace_text
+from verify.symbolic.induction import Invariants
 
 MODEL = load_model()
 
@@ -371,6 +372,34 @@ def test_an_escape_measure_is_refused_where_a_mandatory_loop_exists(name: str) -
         assert result.verdict is Verdict.VACUOUS and "no optional action can ever be taken" in result.method
     else:
         assert result.verdict is Verdict.UNKNOWN and "the escape measure does not decrease" in result.method
+
+
+def test_a_measure_is_asked_of_a_cards_steps_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A measure's query is asked of each step, a card's steps first. Where an escape measure fails,
+    it fails on a trigger that comes back round a mandatory loop: on range-of-influence-loop at 5
+    players the duel's measure fails on 608.2 before any step of the turn or of a player is asked.
+    Where it holds (card-statics), every step is asked once, the cards' first."""
+    import verify.symbolic.ranking as ranking
+    asked: list[Any] = []
+    real = ranking._stepped
+
+    def stepped(ses: Any, inst: Any) -> Any:
+        asked.append(inst)
+        return real(ses, inst)
+    monkeypatch.setattr(ranking, "_stepped", stepped)
+    sym = SymbolicChecker(MODEL, MODEL.config("range-of-influence-loop"), 5)
+    proved, why = ranking.escape_holds(sym.session, Invariants(sym.session), sym.config.escape)
+    assert proved is False and "does not decrease on rule 608.2" in why, why
+    steps = sym.session.ts.steps(LOOP_KINDS)
+    assert asked and all(i.card is not None for i in asked)
+    assert any(i.card is None for i in steps)
+    asked.clear()
+    sym = SymbolicChecker(MODEL, MODEL.config("card-statics"), 2)
+    proved, why = ranking.escape_holds(sym.session, Invariants(sym.session), sym.config.escape)
+    assert proved is True, why
+    steps = sym.session.ts.steps(LOOP_KINDS)
+    assert any(i.card is not None for i in steps) and any(i.card is None for i in steps)
+    assert asked == sorted(steps, key=lambda i: i.card is None)
 
 
 def test_a_spent_budget_is_never_a_failed_escape_measure() -> None:

@@ -235,7 +235,11 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     s, t = ts.templates()  # every instance's guard and update is encoded over these already
     ms, mt, decrease = _lexicographic(ses, ranking)
     parts = _parts(ses, ranking[0]) if len(ranking) > 1 else []
-    falling = ts.steps(PLAY_KINDS if kinds is None else kinds)
+    # a card's steps first: where a measure fails it is most often on one (a trigger that comes back
+    # round a mandatory loop), found then before any other step is asked (the duel's escape measure
+    # on range-of-influence-loop at 8 players: 608.2 at the 38th query, 9.5 M units, then at the 6th,
+    # 1.9 M); a measure that holds is asked of every step all the same
+    falling = sorted(ts.steps(PLAY_KINDS if kinds is None else kinds), key=lambda i: i.card is None)
     start = time.perf_counter()
     inv = invs.hold(s)
     negative = _negative(ses, invs, ms, what)
