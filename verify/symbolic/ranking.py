@@ -225,8 +225,9 @@ class Termination:
 def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
                   kinds: tuple[str, ...] | None = None, what: str = "ranking measure",
                   loops: Any = None, excused: Callable[[Any], Any] | None = None) -> tuple[bool | None, str]:
-    """(True, how it is proved), (False, where it fails: the rule and the state it steps from), or
-    (None, which query Z3 could not decide and why: a budget, never a failure of the measure).
+    """(True, how it is proved), (False, where it fails: the rule and the state it steps from, of
+    the first step found to fail, a card's steps asked first), or (None, which query Z3 could not
+    decide and why: a budget, never a failure of the measure).
     The measure must decrease on every step of play but conceding, or (*kinds*) on the steps of
     these kinds only; with *loops* (an escape measure's declared loops), as :func:`_loop_claim` says;
     *excused* (a rule instance -> a condition on the state it steps from, or None) lets a step
