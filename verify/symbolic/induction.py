@@ -116,11 +116,27 @@ class Invariants:
         alive = self._survivors(sol, cands, s)
         act = ts.template_act()
         step = ts.step(s, t, act)
+        # Where the rules treat seats only relative to each other (Session.rotation) and the
+        # candidates true initially are carried onto themselves by the rotation, so is the set
+        # Houdini keeps (the largest inductive one among them): a step breaks a candidate exactly
+        # where the rotated step breaks the rotated candidate from the rotated state. The steps
+        # for the seats below the rotation's step are asked alone, and the others (a card's, the
+        # turn's) from states whose active seat is below it; a candidate broken takes every
+        # rotation of itself down with it. The same candidates survive as without the rotation.
+        rot = ses.rotation
+        if rot is not None and _closed(alive, rot.step, ses.n):
+            low = z3.Or([act == i.index for i in ses.insts if i.actor is not None and i.actor < rot.step])
+            seatless = z3.Or([act == i.index for i in ses.insts if i.actor is None])
+            step = z3.And(step, z3.Or(low, z3.And(seatless, s[rot.anchor] < rot.step)))
+        else:
+            rot = None
         while True:
             sol = ses.solver(preprocess=True)
             sol.add(ts.domain(s), ts.domain(t), step)
             sol.add([self._lemma(c, s) for c in alive])
             survivors = self._survivors(sol, alive, t)
+            if rot is not None:
+                survivors = _orbits_whole(survivors, rot.step, ses.n)
             if len(survivors) == len(alive):
                 break
             alive = survivors
@@ -178,12 +194,37 @@ class Invariants:
             sol.add(ts.domain(s), self.hold(s), *[make() for make in assertions])
         return sol
 
+    def closed(self, step: int) -> bool:
+        """Whether the proved invariants are carried onto themselves by rotating the seats by
+        *step*: every surviving candidate for a seat survives for the rotated seat too (so a
+        state meets them all exactly where the state rotated does, the rules and properties
+        being read off as symmetric)."""
+        self.proved()
+        return _closed(self._alive, step, self.session.n)
+
     def hold(self, s: Frame) -> Any:
         """Every proved invariant (every surviving Houdini candidate) in frame *s*."""
         self.proved()
         if self._alive:
             return z3.And([self._lemma(c, s) for c in self._alive])
         return z3.BoolVal(True, self.session.ts.ctx)
+
+
+def _seat_key(c: _Lemma, step: int, n: int) -> tuple[object, ...]:
+    """*c*'s property, conjunct and seat, the seat rotated by *step*."""
+    return c.prop.id, id(c.then), tuple(sorted((k, (v + step) % n) for k, v in c.env.items()))
+
+
+def _closed(cands: list[_Lemma], step: int, n: int) -> bool:
+    """Whether rotating the seats by *step* carries *cands* onto themselves."""
+    there = {_seat_key(c, 0, n) for c in cands}
+    return all(_seat_key(c, step, n) in there for c in cands)
+
+
+def _orbits_whole(cands: list[_Lemma], step: int, n: int) -> list[_Lemma]:
+    """*cands* less every candidate some rotation of which (by multiples of *step*) is missing."""
+    there = {_seat_key(c, 0, n) for c in cands}
+    return [c for c in cands if all(_seat_key(c, r, n) in there for r in range(step, n, step))]
 
 
 def _one_step_key(prop: Property) -> tuple[object, ...]:

@@ -14,6 +14,7 @@ import z3
 
 from verify.language.expr import Binary, Expr, Quant, Var
 from verify.language.parser import parse_expr
+from verify.explicit.rotation import Rotation
 from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.encode import Frame
@@ -242,6 +243,14 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     # 1.9 M); a measure that holds is asked of every step all the same
     falling = sorted(ts.steps(PLAY_KINDS if kinds is None else kinds), key=lambda i: i.card is None)
     start = time.perf_counter()
+    # Where the rules, the properties and the measure treat seats only relative to each other
+    # (Session.rotation) and the invariants are carried onto themselves, a step for a seat fails
+    # from some state exactly where the step for the rotated seat fails from the state rotated:
+    # the seats below the rotation's step are asked alone, and a step for no seat (a card's, the
+    # turn's) from states whose active seat is below it, every state being a rotation of one
+    rot = _turned(ses, invs)
+    if rot is not None:
+        falling = [i for i in falling if i.actor is None or i.actor < rot.step]
     inv = invs.hold(s)
     negative = _negative(ses, invs, ms, what)
     if negative is not None:
@@ -263,6 +272,8 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
         stepped = _stepped(ses, inst)
         excuse = excused(inst) if excused is not None else None
         unexcused = [] if excuse is None else [z3.Not(excuse)]
+        if rot is not None and inst.actor is None:
+            unexcused.append(s[rot.anchor] < rot.step)
         guard = ts.guard(inst, s)
         lemmas: list[Any] | None = None if parts else []  # looked for where a query without them is long
         alone = bool(parts) and inst.actor is None and inst.card is None and ses.layout.n >= EAGER_SEATS
@@ -292,7 +303,20 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
             return None, (f"Z3 could not decide whether the {what} decreases on rule "
                           f"{inst.rule.id}{who}: {why}")
     return True, (f"play always ends: its ranking measure is proved "
-                  f"({len(ranking)} component(s), {time.perf_counter() - start:.2f} s)")
+                  f"({len(ranking)} component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
+
+
+def _turned(ses: Session, invs: Invariants) -> Rotation | None:
+    """The rotation of the seats a measure's proof may ask of the seats below its step alone
+    (:func:`ranking_holds`): the session's, where the proved invariants are carried onto
+    themselves by it; else None."""
+    rot = ses.rotation
+    return rot if rot is not None and invs.closed(rot.step) else None
+
+
+def _rotation_note(ses: Session, invs: Invariants) -> str:
+    rot = _turned(ses, invs)
+    return "" if rot is None else f", the seats below {rot.step} asked for every rotation of them"
 
 
 def _loop_ends(ses: Session, invs: Invariants) -> tuple[tuple[Any, Any] | None, str]:
@@ -397,8 +421,8 @@ def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) 
     if proved is not True:
         return proved, how
     return True, (f"every mandatory loop involves a card in play whose controller is in the game: its escape "
-                  f"measure decreases on every other mandatory step and pass ({len(measure)} component(s), "
-                  f"{time.perf_counter() - start:.2f} s)")
+                  f"measure decreases on every other mandatory step and pass ({len(measure)} component(s)"
+                  f"{_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
 
 
 def quiet_holds(ses: Session, invs: Invariants, quiet: Any) -> tuple[bool | None, str]:
@@ -453,9 +477,9 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops
     if loops is not None:
         return True, (f"every cycle of play can be left, by mandatory steps and passes that lower its escape "
                       f"measure or reach the loops declared, where a loop rule ends the game ({len(measure)} "
-                      f"component(s), {time.perf_counter() - start:.2f} s)")
+                      f"component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
     return True, (f"every cycle of play can be left and none is a mandatory loop: its escape measure is proved "
-                  f"({len(measure)} component(s), {time.perf_counter() - start:.2f} s)")
+                  f"({len(measure)} component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
 
 
 def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:

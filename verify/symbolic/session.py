@@ -10,12 +10,15 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Iterator
 
 import z3
 
 from verify.explicit.budget import MACHINE_DEPENDENT
+from verify.explicit.equivariance import seats_equivariant
 from verify.explicit.evaluate import instances
+from verify.explicit.rotation import Rotation
 from verify.model.state import Layout, State
 from verify.model.types import Config, Model, Property
 from verify.symbolic.encode import Frame, TransitionSystem
@@ -129,6 +132,20 @@ class Session:
         self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
         self._seen = 0  # the context's resource count after the last query
         self._held: list[Any] = []
+
+    @cached_property
+    def rotation(self) -> Rotation | None:
+        """The rotation of the seats (by the team step) the rules commute with, as read off their
+        shape (:func:`~verify.explicit.equivariance.seats_equivariant`), with every instance of a
+        rule for a seat matched by the instance for the rotated seat; None where not so."""
+        rot, _ = seats_equivariant(self.model, self.config, self.layout)
+        if rot is None:
+            return None
+        keys = {i.key for i in self.insts}
+        if any(i.actor is not None and (i.rule.id, rot.seat(i.actor, rot.step), i.card) not in keys
+               for i in self.insts):
+            return None
+        return rot
 
     def start_property(self) -> float:
         """Start one property's budget and safety net; returns the start instant."""
