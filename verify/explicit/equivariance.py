@@ -25,8 +25,10 @@ instance of the seat rotated: both must exist.
 
 :func:`seats_equivariant` also asks that the configuration's fixed values be carried onto
 themselves (a card's controller fixed at one seat, an effect on one seat only, is not), since the
-states a query ranges over keep them. Initial values need not be: the proofs that use the symmetry
-(:mod:`verify.symbolic.ranking`) range over every state meeting the invariants.
+states a query ranges over keep them. Initial values need not be: the measures' proofs that use
+the symmetry (:mod:`verify.symbolic.ranking`) range over every state meeting the invariants, and
+Houdini (:mod:`verify.symbolic.induction`) asks its initial states of every seat and uses the
+symmetry only where the candidates true in them are carried onto themselves.
 """
 from __future__ import annotations
 

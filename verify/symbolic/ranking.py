@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 import z3
 
+from verify.explicit.rotation import Rotation
 from verify.language.expr import Binary, Expr, Quant, Var
 from verify.language.parser import parse_expr
-from verify.explicit.rotation import Rotation
 from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
 from verify.symbolic.encode import Frame
