@@ -290,10 +290,37 @@ def test_houdini_asks_its_queries_of_solvers_that_preprocess(monkeypatch) -> Non
 
 
 def test_a_measures_queries_of_one_solver_each_preprocess(monkeypatch) -> None:
-    """The measures' queries that have a solver each (the measure >= 0; a mandatory step wherever
-    play goes on) are asked of solvers that apply Z3's tactics first; the escape measure is proved."""
+    """The measures' queries that have a solver each (the measure >= 0, where its form does not
+    show it; a mandatory step wherever play goes on) are asked of solvers that apply Z3's tactics
+    first; the measures are proved."""
     model = load_model(ROOT / "model")
     made = _solvers_made(monkeypatch)
     sym = SymbolicChecker(model, model.config("duel"), 2)
     assert "its escape measure is proved" in (sym.escape() or "")
-    assert made["_negative"] and all(made["_negative"]) and made["escape_holds"] and all(made["escape_holds"])
+    assert made["escape_holds"] and all(made["escape_holds"])
+    assert "_negative" not in made  # (the duel's escape measure is >= 0 by its form)
+    teams = SymbolicChecker(model, model.config("two-headed-giant"), 4)  # (a subtraction in it)
+    assert "its ranking measure is proved" in (teams.termination() or "")
+    assert made["_negative"] and all(made["_negative"])
+
+
+def test_a_measure_is_asked_of_z3_for_being_never_negative_unless_its_form_shows_it(monkeypatch) -> None:
+    """A component >= 0 by its form (counters with a minimum of 0, max(x, 0), counts, apnap...) asks
+    Z3 nothing; one with a counter that has no minimum is asked, and found negative."""
+    from dataclasses import replace
+
+    from verify.language.parser import parse_expr
+    from verify.symbolic.ranking import _never_negative
+    model = load_model(ROOT / "model")
+    duel = model.config("duel")
+    sym = SymbolicChecker(model, duel, 2)
+    assert all(_never_negative(sym.session, e, frozenset()) for e in duel.escape)
+    for text, shown in [("sum(q in players: max(life[q], 0) + library[q])", True), ("count(q in players: true) % 3", True),
+                        ("min(q in players: apnap(q))", True), ("sum(q in players: life[q])", False),
+                        ("library[0] - 1", False), ("max(life[0], -1)", False)]:
+        assert _never_negative(sym.session, parse_expr(text), frozenset()) is shown, text
+    broken = replace(duel, escape=(parse_expr("sum(q in players: life[q])"), *duel.escape[1:]))
+    model = replace(model, configs=tuple(broken if c.name == "duel" else c for c in model.configs))
+    sym = SymbolicChecker(model, broken, 2)
+    assert sym.escape() is None
+    assert (sym._termination.escape_failure or "").startswith("the escape measure can be negative in ")

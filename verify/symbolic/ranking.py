@@ -13,7 +13,7 @@ from typing import Any, Callable
 import z3
 
 from verify.explicit.rotation import Rotation
-from verify.language.expr import Binary, Expr, Quant, Var
+from verify.language.expr import Binary, Call, Expr, Ite, Lit, Quant, Var
 from verify.language.parser import parse_expr
 from verify.language.vocabulary import CARD_GRAPH_NAMES
 from verify.model.types import LOOP_KINDS, PLAY_KINDS, graph_names
@@ -252,7 +252,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     if rot is not None:
         falling = [i for i in falling if i.actor is None or i.actor < rot.step]
     inv = invs.hold(s)
-    negative = _negative(ses, invs, ms, what)
+    negative = _negative(ses, invs, ms, what, ranking)
     if negative is not None:
         return negative
     goes_on = ts.can_step(t)
@@ -497,7 +497,7 @@ def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tupl
     s, t = ts.templates()
     start = time.perf_counter()
     ms, _, decrease = _lexicographic(ses, measure)
-    negative = _negative(ses, invs, ms, "escape measure")
+    negative = _negative(ses, invs, ms, "escape measure", measure)
     if negative is not None:
         return negative
     sol = ses.solver()
@@ -588,9 +588,13 @@ def _not_raised(ses: Session, sol: z3.Solver, parts: list[tuple[Any, Any]], step
     return [z3.Not(rises[i]) for i in kept]
 
 
-def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str) -> tuple[bool | None, str] | None:
-    """None if Z3 shows every component *ms* >= 0 wherever the proved invariants hold; else why not
-    (False and the state, or None and why Z3 gave up)."""
+def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str,
+              measure: tuple[Expr, ...] = ()) -> tuple[bool | None, str] | None:
+    """None if every component of *measure* is >= 0 by its form (:func:`_never_negative`), or Z3
+    shows every component *ms* (the same, encoded) >= 0 wherever the proved invariants hold; else
+    why not (False and the state, or None and why Z3 gave up)."""
+    if measure and all(_never_negative(ses, e, frozenset()) for e in measure):
+        return None
     s, _ = ses.ts.templates()
     sol = ses.solver(preprocess=True)  # (one query: session.PREPROCESS)
     sol.add(ses.ts.domain(s), invs.hold(s), z3.Or([m < 0 for m in ms]))
@@ -600,6 +604,46 @@ def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str) -> tuple
     if answer == z3.unknown:
         return None, f"Z3 could not decide whether the {what} stays >= 0: {ses.gave_up(sol)}"
     return False, f"the {what} can be negative in {ses.layout.show(s.read(sol.model()))}"
+
+
+def _never_negative(ses: Session, e: Expr, seats: frozenset[str]) -> bool:
+    """Whether *e* is >= 0 in every state of the domain by its form alone (names in *seats* bound
+    to seats or cards): numbers >= 0, N and parameters >= 0, counters with a declared minimum >= 0,
+    seats and cards, counts, ``apnap`` and ``seats``, ``abs``; sums, products, ``if`` branches,
+    sums, minimums and maximums over a domain of such; ``max`` with one such argument, ``min`` with
+    two; a remainder by a number > 0. Anything else is left to Z3."""
+    vocab, params = ses.model.vocab, ses.config.params
+    if isinstance(e, Lit):
+        return type(e.value) is int and e.value >= 0
+    if isinstance(e, Var):
+        if e.index is None and e.card is None and not e.primed:
+            if e.name in seats or e.name == "N":
+                return True
+            if e.name in params:
+                return params[e.name] >= 0
+        decl = vocab.vars.get(e.name)
+        if decl is None:
+            return False
+        return decl.type in ("player", "card") or (decl.type == "int" and decl.min is not None and decl.min >= 0)
+    if isinstance(e, Binary):
+        if e.op in ("+", "*"):
+            return _never_negative(ses, e.left, seats) and _never_negative(ses, e.right, seats)
+        if e.op == "%":
+            return isinstance(e.right, Lit) and type(e.right.value) is int and e.right.value > 0
+        return False
+    if isinstance(e, Ite):
+        return _never_negative(ses, e.then, seats) and _never_negative(ses, e.other, seats)
+    if isinstance(e, Quant):
+        return e.kind == "count" or (e.kind in ("sum", "min", "max")
+                                     and _never_negative(ses, e.body, seats | {e.var}))
+    if isinstance(e, Call):
+        if e.func in ("apnap", "seats", "abs"):
+            return True
+        if e.func == "max":
+            return any(_never_negative(ses, a, seats) for a in e.args)
+        if e.func == "min":
+            return all(_never_negative(ses, a, seats) for a in e.args)
+    return False
 
 
 def _cases(ses: Session, s: Frame) -> list[tuple[list[tuple[Any, Any]], str]]:
