@@ -608,10 +608,11 @@ def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str,
 
 def _never_negative(ses: Session, e: Expr, seats: frozenset[str]) -> bool:
     """Whether *e* is >= 0 in every state of the domain by its form alone (names in *seats* bound
-    to seats or cards): numbers >= 0, N and parameters >= 0, counters with a declared minimum >= 0,
-    seats and cards, counts, ``apnap`` and ``seats``, ``abs``; sums, products, ``if`` branches,
-    sums, minimums and maximums over a domain of such; ``max`` with one such argument, ``min`` with
-    two; a remainder by a number > 0. Anything else is left to Z3."""
+    to seats or cards): numbers >= 0, N and parameters >= 0, counters whose declared minimum (which
+    the domain asserts) is >= 0, seats and cards, counts, ``apnap`` and ``seats``, ``abs``; ``+``
+    and ``*`` of such, ``if`` with such branches, ``sum``, ``min`` and ``max`` over a domain of
+    such; ``max`` with one such argument, ``min`` with all; a remainder by a number > 0. Anything
+    else is left to Z3."""
     vocab, params = ses.model.vocab, ses.config.params
     if isinstance(e, Lit):
         return type(e.value) is int and e.value >= 0
