@@ -121,10 +121,15 @@ def test_a_rule_favouring_a_seat_is_read_as_asymmetric_and_its_step_is_asked(
 
 
 def test_with_the_rotation_houdini_keeps_the_same_invariants(monkeypatch: pytest.MonkeyPatch) -> None:
+    import verify.symbolic.induction as induction
     config = MODEL.config("duel")
     turned = SymbolicChecker(MODEL, config, 4)
     assert turned.session.rotation is not None
+    rounds: list[int] = []  # Houdini's rounds over the steps of one seat's worth of the rotation
+    whole = induction._orbits_whole
+    monkeypatch.setattr(induction, "_orbits_whole", lambda c, step, n: rounds.append(step) or whole(c, step, n))
     proved = turned.invariants()
+    assert rounds and set(rounds) == {1}
     assert turned._invariants.closed(1)
     monkeypatch.setattr(Session, "rotation", property(lambda self: None))
     plain = SymbolicChecker(MODEL, config, 4)
