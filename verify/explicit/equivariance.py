@@ -20,8 +20,9 @@ its value on the rotated state is its value rotated. Read bottom up:
 Anything else (a seat compared by ``<``, a seat written as a number, a seat in a sum outside the
 form above, a name not known) is not followed: the rules are then not taken to be symmetric.
 Rotating by the configuration's team step (:func:`~verify.explicit.rotation.team_step`) carries
-``team(p)`` and ``opponents(p)`` to those of the rotated seat. A rule instance is taken with the
-instance of the seat rotated: both must exist.
+``team(p)`` and ``opponents(p)`` to those of the rotated seat. A rule instance must have its
+twin for the rotated seat among the game's instances too
+(:attr:`~verify.symbolic.session.Session.rotation` checks that).
 
 :func:`seats_equivariant` also asks that the configuration's fixed values be carried onto
 themselves (a card's controller fixed at one seat, an effect on one seat only, is not), since the

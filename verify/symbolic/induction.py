@@ -7,6 +7,7 @@ from typing import Any, Callable, Hashable, Mapping, TypeVar
 
 import z3
 
+from verify.explicit.rotation import Rotation
 from verify.language.expr import Binary, Lit
 from verify.language.printer import show
 from verify.model.state import State
@@ -193,6 +194,13 @@ class Invariants:
             sol = self._bases[key] = self.session.solver()
             sol.add(ts.domain(s), self.hold(s), *[make() for make in assertions])
         return sol
+
+    def rotated(self) -> Rotation | None:
+        """The rotation of the seats a proof from the proved invariants may ask of the seats below
+        its step alone (:func:`~verify.symbolic.ranking.ranking_holds`): the session's
+        (:attr:`Session.rotation`), where the invariants are carried onto themselves by it; else None."""
+        rot = self.session.rotation
+        return rot if rot is not None and self.closed(rot.step) else None
 
     def closed(self, step: int) -> bool:
         """Whether the proved invariants are carried onto themselves by rotating the seats by

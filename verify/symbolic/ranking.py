@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 import z3
 
-from verify.explicit.rotation import Rotation
 from verify.language.expr import Binary, Call, Expr, Ite, Lit, Quant, Var
 from verify.language.parser import parse_expr
 from verify.language.vocabulary import CARD_GRAPH_NAMES
@@ -248,7 +247,7 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
     # from some state exactly where the step for the rotated seat fails from the state rotated:
     # the seats below the rotation's step are asked alone, and a step for no seat (a card's, the
     # turn's) from states whose active seat is below it, every state being a rotation of one
-    rot = _turned(ses, invs)
+    rot = invs.rotated()
     if rot is not None:
         falling = [i for i in falling if i.actor is None or i.actor < rot.step]
     inv = invs.hold(s)
@@ -303,19 +302,11 @@ def ranking_holds(ses: Session, invs: Invariants, ranking: tuple[Any, ...], *,
             return None, (f"Z3 could not decide whether the {what} decreases on rule "
                           f"{inst.rule.id}{who}: {why}")
     return True, (f"play always ends: its ranking measure is proved "
-                  f"({len(ranking)} component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
+                  f"({len(ranking)} component(s){_rotation_note(invs)}, {time.perf_counter() - start:.2f} s)")
 
 
-def _turned(ses: Session, invs: Invariants) -> Rotation | None:
-    """The rotation of the seats a measure's proof may ask of the seats below its step alone
-    (:func:`ranking_holds`): the session's, where the proved invariants are carried onto
-    themselves by it; else None."""
-    rot = ses.rotation
-    return rot if rot is not None and invs.closed(rot.step) else None
-
-
-def _rotation_note(ses: Session, invs: Invariants) -> str:
-    rot = _turned(ses, invs)
+def _rotation_note(invs: Invariants) -> str:
+    rot = invs.rotated()
     return "" if rot is None else f", the seats below {rot.step} asked for every rotation of them"
 
 
@@ -422,7 +413,7 @@ def involvement_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) 
         return proved, how
     return True, (f"every mandatory loop involves a card in play whose controller is in the game: its escape "
                   f"measure decreases on every other mandatory step and pass ({len(measure)} component(s)"
-                  f"{_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
+                  f"{_rotation_note(invs)}, {time.perf_counter() - start:.2f} s)")
 
 
 def quiet_holds(ses: Session, invs: Invariants, quiet: Any) -> tuple[bool | None, str]:
@@ -477,9 +468,9 @@ def escape_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...], loops
     if loops is not None:
         return True, (f"every cycle of play can be left, by mandatory steps and passes that lower its escape "
                       f"measure or reach the loops declared, where a loop rule ends the game ({len(measure)} "
-                      f"component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
+                      f"component(s){_rotation_note(invs)}, {time.perf_counter() - start:.2f} s)")
     return True, (f"every cycle of play can be left and none is a mandatory loop: its escape measure is proved "
-                  f"({len(measure)} component(s){_rotation_note(ses, invs)}, {time.perf_counter() - start:.2f} s)")
+                  f"({len(measure)} component(s){_rotation_note(invs)}, {time.perf_counter() - start:.2f} s)")
 
 
 def exit_holds(ses: Session, invs: Invariants, measure: tuple[Any, ...]) -> tuple[bool | None, str]:
@@ -606,11 +597,11 @@ def _negative(ses: Session, invs: Invariants, ms: list[Any], what: str,
     return False, f"the {what} can be negative in {ses.layout.show(s.read(sol.model()))}"
 
 
-def _never_negative(ses: Session, e: Expr, seats: frozenset[str]) -> bool:
-    """Whether *e* is >= 0 in every state of the domain by its form alone (names in *seats* bound
-    to seats or cards): numbers >= 0, N and parameters >= 0, counters whose declared minimum (which
-    the domain asserts) is >= 0, seats and cards, counts, ``apnap`` and ``seats``, ``abs``; ``+``
-    and ``*`` of such, ``if`` with such branches, ``sum``, ``min`` and ``max`` over a domain of
+def _never_negative(ses: Session, e: Expr, bound: frozenset[str]) -> bool:
+    """Whether *e* is >= 0 in every state of the domain by its form alone (the names in *bound*
+    bound to seats or cards): numbers >= 0, N and parameters >= 0, counters whose declared minimum
+    (which the domain asserts) is >= 0, seats and cards, counts, ``apnap`` and ``seats``, ``abs``;
+    ``+`` and ``*`` of such, ``if`` with such branches, ``sum``, ``min`` and ``max`` over a domain of
     such; ``max`` with one such argument, ``min`` with all; a remainder by a number > 0. Anything
     else is left to Z3."""
     vocab, params = ses.model.vocab, ses.config.params
@@ -618,7 +609,7 @@ def _never_negative(ses: Session, e: Expr, seats: frozenset[str]) -> bool:
         return type(e.value) is int and e.value >= 0
     if isinstance(e, Var):
         if e.index is None and e.card is None and not e.primed:
-            if e.name in seats or e.name == "N":
+            if e.name in bound or e.name == "N":
                 return True
             if e.name in params:
                 return params[e.name] >= 0
@@ -628,22 +619,22 @@ def _never_negative(ses: Session, e: Expr, seats: frozenset[str]) -> bool:
         return decl.type in ("player", "card") or (decl.type == "int" and decl.min is not None and decl.min >= 0)
     if isinstance(e, Binary):
         if e.op in ("+", "*"):
-            return _never_negative(ses, e.left, seats) and _never_negative(ses, e.right, seats)
+            return _never_negative(ses, e.left, bound) and _never_negative(ses, e.right, bound)
         if e.op == "%":
             return isinstance(e.right, Lit) and type(e.right.value) is int and e.right.value > 0
         return False
     if isinstance(e, Ite):
-        return _never_negative(ses, e.then, seats) and _never_negative(ses, e.other, seats)
+        return _never_negative(ses, e.then, bound) and _never_negative(ses, e.other, bound)
     if isinstance(e, Quant):
         return e.kind == "count" or (e.kind in ("sum", "min", "max")
-                                     and _never_negative(ses, e.body, seats | {e.var}))
+                                     and _never_negative(ses, e.body, bound | {e.var}))
     if isinstance(e, Call):
         if e.func in ("apnap", "seats", "abs"):
             return True
         if e.func == "max":
-            return any(_never_negative(ses, a, seats) for a in e.args)
+            return any(_never_negative(ses, a, bound) for a in e.args)
         if e.func == "min":
-            return all(_never_negative(ses, a, seats) for a in e.args)
+            return all(_never_negative(ses, a, bound) for a in e.args)
     return False
 
 
