@@ -86,12 +86,18 @@ def states() -> st.SearchStrategy[tuple[object, ...]]:
     return st.tuples(*slots)
 
 
-def _z3_value(src: str, state: tuple[object, ...]) -> object:
+def _z3_value(src: str, state: tuple[object, ...], folded: list[bool] | None = None) -> object:
+    """The value Z3 gives *src* in *state*; the slots *folded* marks are put in the frame as the
+    encoder's literals (as a session folds a configuration's fixed values), the rest substituted."""
     ctx = z3.Context()
     frame = Frame(LAYOUT, "s", ctx)
-    term = Encoder(MODEL, LAYOUT, PARAMS, ctx).expr(parse_expr(src), {}, frame)
+    encoder = Encoder(MODEL, LAYOUT, PARAMS, ctx)
+    for k, fold in enumerate(folded or ()):
+        if fold:
+            frame.vars[k] = encoder._val(state[k])  # type: ignore[arg-type]
+    term = encoder.expr(parse_expr(src), {}, frame)
     subst = [(v, z3.BoolVal(x, ctx) if isinstance(x, bool) else z3.IntVal(x, ctx))  # type: ignore[arg-type]
-             for v, x in zip(frame.vars, state)]
+             for k, (v, x) in enumerate(zip(frame.vars, state)) if not (folded and folded[k])]
     value = z3.simplify(z3.substitute(term, *subst))
     return z3.is_true(value) if z3.is_bool(value) else value.as_long()
 
@@ -103,6 +109,16 @@ def test_random_expressions_agree(src: str, state: tuple[object, ...]) -> None:
     assert parse_expr(show(expr)) == expr
     explicit = Compiler(MODEL, LAYOUT, PARAMS).expr(expr)(state, None)
     assert explicit == _z3_value(src, state), src
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(src=st.one_of(bools((), 3), ints((), 3)), state=states(),
+       folded=st.lists(st.booleans(), min_size=len(LAYOUT.types), max_size=len(LAYOUT.types)))
+def test_random_expressions_agree_with_slots_folded_in(src: str, state: tuple[object, ...], folded: list[bool]) -> None:
+    """Some of the state's slots given to the encoder as literals (its fixed values, in a session):
+    the term it folds them into has the value the explicit evaluator gives."""
+    explicit = Compiler(MODEL, LAYOUT, PARAMS).expr(parse_expr(src))(state, None)
+    assert explicit == _z3_value(src, state, folded), src
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

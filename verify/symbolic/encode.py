@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 import z3
 
 from verify.explicit.evaluate import Instance
+from verify.explicit.relevance import fixed_slots
 from verify.language.expr import Assign, Binary, Call, Expr, ForAll, Ite, Lit, Member, Quant, Stmt, Unary, Var
 from verify.language.parser import parse_expr
 from verify.language.walker import Walker
@@ -68,6 +69,16 @@ def card_graph_name(name: str, card: int) -> str:
     return f"{name}[{card}]"
 
 
+# the value of a binary operator's literal operands (a remainder only by a positive number: Python's
+# and Z3's agree there)
+_FOLD: dict[str, Callable[[Any, Any], Any]] = {
+    "and": lambda a, b: bool(a and b), "or": lambda a, b: bool(a or b), "implies": lambda a, b: bool(not a or b),
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "+": lambda a, b: a + b, "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b, "%": lambda a, b: a % b}
+_DECIDES = {"and": False, "or": True}  # the operand value that decides a junction alone
+
+
 class Encoder(Walker):
     """Compiles expressions to Z3 over a pre-state frame and an optional post-state frame."""
 
@@ -108,12 +119,15 @@ class Encoder(Walker):
         by *env* (known values) and *subst* (arguments known only in the state, as Z3 terms)."""
         saved, self._subst = self._subst, subst
         try:
-            pos = [self.walk(r.when, dict(env), s, None) for r in self.model.clauses(name)]
-            neg = [self.walk(r.when, dict(env), s, None) for r in self.model.exceptions(name)]
+            yes = self._junction("any", (self.walk(r.when, dict(env), s, None) for r in self.model.clauses(name)))
+            if self._val.value(yes) is False:
+                return yes
+            no = self._junction("any", (self.walk(r.when, dict(env), s, None) for r in self.model.exceptions(name)))
         finally:
             self._subst = saved
-        yes = or_(self.ctx, pos) if pos else self._val(False)
-        no = or_(self.ctx, neg) if neg else self._val(False)
+        v = self._val.value(no)
+        if v is not None:
+            return yes if not v else self._val(False)
         return and_(self.ctx, (yes, not_(no)))
 
     @staticmethod
@@ -239,13 +253,36 @@ class Encoder(Walker):
         a, b = args
         return ite(compare("<=" if node.func == "min" else ">=", a, b), a, b)
 
+    # Literals are folded as the terms are made (a fixed value folded into the frames, a number,
+    # a parameter): a branch they decide is not walked, and no term is made of two literals. The
+    # terms are those Z3 would rewrite them to as they are asserted, made smaller before every
+    # renaming, substitution and assertion that walks them.
     def walk_Unary(self, node: Unary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
         a = self.walk(node.arg, env, s, t)
+        v = self._val.value(a)
+        if v is not None:
+            return self._val(not v) if node.op == "not" else self._val(-v)
         return not_(a) if node.op == "not" else -a
 
     def walk_Binary(self, node: Binary, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
-        a, b = self.walk(node.left, env, s, t), self.walk(node.right, env, s, t)
         op = node.op
+        a = self.walk(node.left, env, s, t)
+        va = self._val.value(a)
+        if va is not None and op in _DECIDES and _DECIDES[op] is bool(va):  # (false and _, true or _)
+            return a
+        if va is not None and op == "implies" and not va:
+            return self._val(True)
+        b = self.walk(node.right, env, s, t)
+        vb = self._val.value(b)
+        if va is not None and vb is not None and (op != "%" or vb > 0):
+            return self._val(_FOLD[op](va, vb))
+        if op in ("and", "or", "implies"):
+            if va is not None:  # (true and b, false or b, true implies b)
+                return b
+            if vb is not None:
+                if op == "implies":
+                    return b if vb else not_(a)
+                return b if _DECIDES[op] is bool(vb) else a
         if op == "and":
             return and_(self.ctx, (a, b))
         if op == "or":
@@ -265,15 +302,32 @@ class Encoder(Walker):
         return or_(self.ctx, [eq(a, self.walk(o, env, s, t)) for o in node.options])
 
     def walk_Ite(self, node: Ite, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
-        return ite(self.walk(node.cond, env, s, t), self.walk(node.then, env, s, t),
-                   self.walk(node.other, env, s, t))
+        c = self.walk(node.cond, env, s, t)
+        v = self._val.value(c)
+        if v is not None:
+            return self.walk(node.then if v else node.other, env, s, t)
+        return ite(c, self.walk(node.then, env, s, t), self.walk(node.other, env, s, t))
+
+    def _junction(self, kind: str, parts: Any) -> Any:
+        """``and`` (*kind* 'all') or ``or`` ('any') of the terms *parts* yields, literals folded:
+        those that cannot decide it left out, and none made past one that does."""
+        decides = kind == "any"
+        kept = []
+        for p in parts:
+            v = self._val.value(p)
+            if v is None:
+                kept.append(p)
+            elif bool(v) is decides:
+                return p
+        if not kept:
+            return self._val(not decides)
+        return kept[0] if len(kept) == 1 else (and_ if kind == "all" else or_)(self.ctx, kept)
 
     def walk_Quant(self, node: Quant, env: dict[str, int], s: Frame, t: Frame | None) -> Any:
+        if node.kind in ("all", "any"):
+            return self._junction(node.kind, (self.walk(node.body, {**env, node.var: q}, s, t)
+                                              for q in self._domain(node.domain, env)))
         parts = [self.walk(node.body, {**env, node.var: q}, s, t) for q in self._domain(node.domain, env)]
-        if node.kind == "all":
-            return and_(self.ctx, parts) if parts else self._val(True)
-        if node.kind == "any":
-            return or_(self.ctx, parts) if parts else self._val(False)
         if node.kind in ("min", "max"):  # (over seats: never empty)
             op = "<" if node.kind == "min" else ">"
             out = parts[0]
@@ -326,12 +380,19 @@ class TransitionSystem:
     """Init, domain, bounds and the transition relation of one configuration and N."""
 
     def __init__(self, model: Model, config: Config, layout: Layout, insts: tuple[Instance, ...],
-                 *, bounded: bool, ctx: z3.Context | None = None):
+                 *, bounded: bool, ctx: z3.Context | None = None, fold: bool = False):
         self.model, self.config, self.layout, self.insts = model, config, layout, insts
         self.bounded = bounded
         # (a context shared with another model's system puts both over the same state variables)
         self.ctx = ctx if ctx is not None else z3.Context()
         self.enc = Encoder(model, layout, config.params, self.ctx, enabled=self.enabled, graph=self)
+        # With *fold*, each frame holds the fixed values the configuration starts at (one value,
+        # kept all game: the domain pins them) as literals, not variables, and the encoder folds
+        # them as it makes the terms: a guard on another variant is false without a term, a card's
+        # controller a known seat. Not where a query lets them take any value (the rotation proof)
+        # or two systems share their variables (the product of two models).
+        self.folded: dict[int, Any] = {} if not fold else {
+            k: self.enc._val(bool(v) if layout.types[k] == "bool" else int(v)) for k, v in fixed_slots(layout, config).items()}
         self._frames: dict[str, Frame] = {}
         self._afters: dict[tuple[str, int], _After] = {}
         self._steps: _Memo = {}
@@ -349,8 +410,14 @@ class TransitionSystem:
 
     def frame(self, tag: str) -> Frame:
         if tag not in self._frames:
-            self._frames[tag] = Frame(self.layout, tag, self.ctx)
+            f = self._frames[tag] = Frame(self.layout, tag, self.ctx)
+            for k, value in self.folded.items():
+                f.vars[k] = value
         return self._frames[tag]
+
+    def variables(self, f: Frame) -> list[Any]:
+        """The Z3 variables of frame *f*: its slots but those holding a fixed value folded in."""
+        return [v for k, v in enumerate(f.vars) if k not in self.folded]
 
     def _env(self, inst: Instance) -> dict[str, int]:
         return inst.env()

@@ -114,11 +114,12 @@ class Session:
     Budgets are Z3 resource units: *rlimit* for all of one property's queries,
     *search_rlimit* for one bounded search (None: only the property's), *run* shared
     by every session of a run. *timeout_ms* is a wall-clock safety net per property.
+    *fold*: the configuration's fixed values put in the frames as literals (TransitionSystem).
     """
 
     def __init__(self, model: Model, config: Config, n: int, *, bounded: bool = False,
                  depth: int = DEFAULT_DEPTH, rlimit: int = DEFAULT_RLIMIT, search_rlimit: int | None = None,
-                 run: RunBudget | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS):
+                 run: RunBudget | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS, fold: bool = True):
         self.model, self.config, self.n = model, config, n
         self.bounded, self.depth = bounded, depth
         self.lasso_depth = 2 * depth  # a loop goes once round a cycle: longer than most counterexamples
@@ -129,7 +130,7 @@ class Session:
         self.prop_deadline: float | None = None
         self.layout = Layout.for_config(model.vocab, n, config)
         self.insts = instances(model, self.layout, config.params, actions=config.actions)
-        self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded)
+        self.ts = TransitionSystem(model, config, self.layout, self.insts, bounded=bounded, fold=fold)
         self._seen = 0  # the context's resource count after the last query
         self._held: list[Any] = []
 

@@ -37,7 +37,7 @@ def spacer(ses: Session, prop: Property) -> tuple[str | None, bool]:
     fp.register_relation(inv)
     act = z3.Int("act@s", ctx)
     graph = [ts.graph_name(g, f) for f in (s, t) for g in ts.graph_bools()]
-    fp.declare_var(*s.vars, *t.vars, act, *graph)
+    fp.declare_var(*ts.variables(s), *ts.variables(t), act, *graph)
     fp.rule(inv(*s.vars), [ts.domain(s), ts.init(s)])
     fp.rule(inv(*t.vars), [inv(*s.vars), ts.domain(t), ts.step(s, t, act)])
     bad = ses.violated(prop, s, t if prop.kind == "step" else None)

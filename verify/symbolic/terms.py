@@ -97,10 +97,17 @@ class Constants:
     def __init__(self, ctx: z3.Context):
         self.ctx = ctx
         self._made: dict[tuple[type, int], Any] = {}
+        self._values: dict[int, int | bool] = {}  # each literal made here (kept alive by _made), by id
 
     def __call__(self, v: int | bool) -> Any:
         key = (type(v), int(v))
         made = self._made.get(key)
         if made is None:
             made = self._made[key] = z3.BoolVal(v, self.ctx) if isinstance(v, bool) else z3.IntVal(v, self.ctx)
+            self._values[id(made)] = v
         return made
+
+    def value(self, term: Any) -> int | bool | None:
+        """The value of *term* where it is a literal made here, else None (read in Python: no call
+        into Z3)."""
+        return self._values.get(id(term))
