@@ -413,12 +413,14 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
     """Z3's witness search for each of *props* (which exploration gave no witness), game by game
     until one is found; the witness goes with that game's Z3 result."""
     for name, n in games(model, options) if props else []:
-        config = model.config(name)
-        sym = SymbolicChecker(model, config, n, bounded=options.bounded_z3, depth=options.depth,
-                              rlimit=options.rlimit, search_rlimit=None, run=run, timeout_ms=options.timeout_ms)
+        sym: SymbolicChecker | None = None  # (made for the first property this game can witness)
         for p in list(props):
             if any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id]):
                 continue  # the premise is proved unreachable in this game: nothing to find
+            if sym is None:
+                sym = SymbolicChecker(model, model.config(name), n, bounded=options.bounded_z3, depth=options.depth,
+                                      rlimit=options.rlimit, search_rlimit=None, run=run,
+                                      timeout_ms=options.timeout_ms)
             found, why = sym.witness(p)
             rs = per[p.id]
             at = next((i for i, r in enumerate(rs) if r.engine == "z3" and (r.config, r.players) == (name, n)), None)
