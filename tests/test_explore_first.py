@@ -89,6 +89,28 @@ def test_a_witness_only_the_whole_game_shows_is_looked_for_there() -> None:
     assert explicit.method.startswith("exhaustive, no successor cut") and explicit.states > 2000
 
 
+def test_a_witness_the_whole_game_gave_is_kept_with_the_games_results(tmp_path, monkeypatch) -> None:
+    """A run that reuses every game's kept results does not explore a game whole again for a
+    witness its first states did not show: that exploration's results are kept too (and come
+    back marked cached, with the same witness)."""
+    from verify.checking import runner
+    prop = MODEL.property("loop-draw-reach")
+    options = Options(configs=("range-of-influence-loop",), explore_first=2000, cache=str(tmp_path))
+    [first] = check(MODEL, [prop], options)
+    [explicit] = [x for x in first.results if x.engine == "explicit"]
+    assert explicit.witness is not None and not explicit.cached and explicit.states > 2000
+
+    def no_exploration(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a game explored again")
+    monkeypatch.setattr(runner, "_explicit", no_exploration)
+    runner._CHECKED.clear()  # (the games' results read back from the folder, not this process)
+    [again] = check(MODEL, [prop], options)
+    [kept] = [x for x in again.results if x.engine == "explicit"]
+    assert kept.cached and kept.witness is not None
+    assert (kept.witness.initial, kept.witness.steps) == (explicit.witness.initial, explicit.witness.steps)
+    assert again.verdict is first.verdict is Verdict.HOLDS
+
+
 def test_where_z3_proves_a_property_exploration_cut_by_bounds_reads_only_its_witness() -> None:
     """On a game whose exploration cut successors (so it settles nothing but a counterexample),
     Z3 is asked first; where it proves a property, exploration reads the states only up to the

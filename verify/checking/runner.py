@@ -153,12 +153,13 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
                 per[p.id] += found.get(p.id, [])
                 if any(r.verdict is Verdict.VIOLATED for r in found.get(p.id, [])):
                     refuted.add(p.id)
-    if options.engine in ("both", "z3"):
-        witnessed = {pid for pid, rs in per.items() if any(r.witness is not None for r in rs)}
-        _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted], per,
-                        run)
-    if options.engine == "both" and options.explore_first is not None:
-        _explore_for_witnesses(model, options, [p for p in props if p.id not in refuted], per)
+        if options.engine in ("both", "z3"):
+            witnessed = {pid for pid, rs in per.items() if any(r.witness is not None for r in rs)}
+            _find_witnesses(model, options, [p for p in props if p.id not in witnessed and p.id not in refuted],
+                            per, run)
+        if options.engine == "both" and options.explore_first is not None:
+            _explore_for_witnesses(model, options, [p for p in props if p.id not in refuted], per,
+                                   pending.explored_whole)
     scoped = {c.name for c in model.configs if c.bounds_scope}
     return [combine(p, per[p.id], scoped) for p in props]
 
@@ -391,6 +392,23 @@ class _Games:
         while len(_CHECKED) > 256:
             del _CHECKED[next(iter(_CHECKED))]
 
+    def explored_whole(self, name: str, n: int, props: list[Property]) -> dict[str, EngineResult]:
+        """The explicit engine's results for *props* on a game explored whole (:func:`_explicit`),
+        kept in the cache where the games' results are (as a run with the explicit engine alone and
+        no first look would keep them: the same results), so a run that reuses every game does not
+        explore one again for a witness its first states did not show."""
+        model, _, options, _, _ = self.args
+        config = model.config(name)
+        if self.cache is None:
+            return _explicit(model, config, n, props, options)[1]
+        key = self.cache.key(model, config, n, props, replace(self.key[2], engine="explicit", explore_first=None))
+        kept = self.cache.load(key, model, config, n)
+        if kept is not None and all(len(kept.get(p.id, ())) == 1 for p in props):
+            return {p.id: replace(kept[p.id][0], cached=True) for p in props}
+        found = _explicit(model, config, n, props, options)[1]
+        self.cache.store(key, {pid: [r] for pid, r in found.items()})
+        return found
+
     def results(self, name: str, n: int) -> dict[str, list[EngineResult]]:
         found = self._done(name, n)
         if found is not None:
@@ -435,12 +453,12 @@ def _find_witnesses(model: Model, options: Options, props: list[Property], per: 
             return
 
 
-def _explore_for_witnesses(model: Model, options: Options, props: list[Property],
-                           per: dict[str, list[EngineResult]]) -> None:
+def _explore_for_witnesses(model: Model, options: Options, props: list[Property], per: dict[str, list[EngineResult]],
+                           whole: Callable[[str, int, list[Property]], dict[str, EngineResult]]) -> None:
     """For each of *props* that still has no witness, the games where exploration stopped at its
     first states (a proof settled them) explored whole, in order, until one has a witness: some
     premises are met only deep in a game, or (a loop) only where the whole graph is known. The
-    whole game's result replaces the first states'."""
+    whole game's result (*whole*: :meth:`_Games.explored_whole`) replaces the first states'."""
     wanted = [p for p in props if not any(r.witness is not None for r in per[p.id])]
     for name, n in games(model, options) if wanted else []:
         here = [p for p in wanted if any(_first_states_result(r) and (r.config, r.players) == (name, n)
@@ -448,7 +466,7 @@ def _explore_for_witnesses(model: Model, options: Options, props: list[Property]
                 and not any(r.verdict is Verdict.VACUOUS and (r.config, r.players) == (name, n) for r in per[p.id])]
         if not here:
             continue
-        _, found = _explicit(model, model.config(name), n, here, options)
+        found = whole(name, n, here)
         for p in here:
             rs = per[p.id]
             at = next(i for i, r in enumerate(rs) if _first_states_result(r) and (r.config, r.players) == (name, n))
