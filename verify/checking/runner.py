@@ -401,10 +401,10 @@ class _Games:
         config = model.config(name)
         if self.cache is None:
             return _explicit(model, config, n, props, options)[1]
-        key = self.cache.key(model, config, n, props, replace(self.key[2], engine="explicit", explore_first=None))
-        kept = self.cache.load(key, model, config, n)
+        key, kept = _kept(model, props, replace(self.key[2], engine="explicit", explore_first=None), self.cache,
+                          name, n)
         if kept is not None and all(len(kept.get(p.id, ())) == 1 for p in props):
-            return {p.id: replace(kept[p.id][0], cached=True) for p in props}
+            return {p.id: kept[p.id][0] for p in props}
         found = _explicit(model, config, n, props, options)[1]
         self.cache.store(key, {pid: [r] for pid, r in found.items()})
         return found
