@@ -1,6 +1,7 @@
 """Run properties over every configuration with the chosen engines, and combine verdicts."""
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.pool
 from dataclasses import dataclass, replace
@@ -337,8 +338,11 @@ class _Games:
         if self._parallel(len(todo)):
             _SHARED = self.args
             # a fresh fork for every game: what Z3 answers at the edge of a budget can depend on
-            # what its process did before, and which worker takes which game depends on timing
-            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)), maxtasksperchild=1)
+            # what its process did before, and which worker takes which game depends on timing.
+            # Each leaves what it inherited out of its cycle collections (gc.freeze: all of it
+            # alive in this process): those walked the model, its rules compiled and every module
+            self.pool = multiprocessing.get_context("fork").Pool(min(options.jobs, len(todo)), maxtasksperchild=1,
+                                                                 initializer=gc.freeze)
             # the games with the most players first (they take longest): the last ones to finish
             # are then small, and neither process waits long for the other at the end
             order = sorted((i for i, g in enumerate(played) if g in todo), key=lambda i: -played[i][1])
@@ -366,7 +370,7 @@ class _Games:
             return
         _LOOKUP = (model, props, self.key[2], cache, wanted)
         try:
-            with multiprocessing.get_context("fork").Pool(min(options.jobs, len(wanted))) as pool:
+            with multiprocessing.get_context("fork").Pool(min(options.jobs, len(wanted)), initializer=gc.freeze) as pool:
                 looked = pool.map(_look_up, range(len(wanted)), chunksize=4)
         finally:
             _LOOKUP = None

@@ -7,6 +7,7 @@ property, with the trace of the new outcome.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -203,7 +204,7 @@ class _Started:
         processes = min(jobs, len(self.groups))
         _SHARED = (model, scenarios, cache, memory_mb, timeout)
         try:  # (the processes are forked here, each with what _SHARED holds)
-            self.pool = ctx.Pool(processes, initializer=_tell if idle else None, initargs=(pids,) if idle else ())
+            self.pool = ctx.Pool(processes, initializer=_tell if idle else gc.freeze, initargs=(pids,) if idle else ())
         finally:
             _SHARED = None
         # scheduled from here, not by themselves: a process that ran only where a core is idle
@@ -242,5 +243,8 @@ def _scheduled(pid: int, policy: int) -> bool:
 
 
 def _tell(pids: Any) -> None:
-    """A process of the case library's tells its pid (to be scheduled by :class:`_Started`)."""
+    """A process of the case library's tells its pid (to be scheduled by :class:`_Started`), and
+    leaves what it inherited out of its cycle collections (all of it alive in the process it was
+    forked from)."""
+    gc.freeze()
     pids.put(os.getpid())
