@@ -964,3 +964,16 @@ def test_an_emperor_seating_is_checked(model_copy: Path, old: str, new: str, phr
     assert_bad_input(run)
     teams = "teams = [[0, 1, 3], [2, 4, 5]]" if "teams" in new else EMPEROR_TEAMS
     expect_diag(run, model_copy, "configs.toml", *value_position(text, teams), phrase)
+
+
+def test_a_bad_case_library_file_stops_verify_all(model_copy: Path) -> None:
+    # The case library is read while the games start (in their processes): a bad file still ends
+    # the run with its diagnostic and exit 2, before any result is shown.
+    rel = "scenarios/all-at-one-life.toml"
+    text = edit(model_copy, rel, "lose_life = 1\n", "loose_life = 1\n")
+    run = invoke("all", "--rules", str(model_copy), "--no-reports", "--config", "duel", "--config", "loop-pair")
+    assert run.exit_code == EXIT_INPUT, run.everything
+    [d] = run.diagnostics()
+    assert same_file(d.file, model_copy / rel) and d.line == position(text, "loose_life")[0]
+    assert "unknown key 'loose_life'" in d.message and d.code == "key"
+    assert "summary" not in run.stdout and "Traceback" not in run.everything

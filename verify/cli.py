@@ -14,7 +14,7 @@ import shlex
 import shutil
 import sys
 import traceback
-from contextlib import nullcontext
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable
 
@@ -218,21 +218,27 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
     props = select(model, list(ids))
     # the case library holds today's rulings: an edition is checked on its properties alone
     scenarios = scenarios and model.edition is CURRENT
-    library = load_library(model, library_files(model)) if scenarios else None  # bad files before any check
     options = Options(engine=engine, configs=tuple(config) or None, depth=depth, rlimit=rlimit,
                       search_rlimit=search_rlimit, z3_budget=z3_budget, timeout_ms=max(1, int(timeout * 1000)),
                       symmetry=symmetry, players=players, max_memory_mb=max_memory,
                       jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None,
                       explore_first=explore_first)
-    # the case library is played from the start, in processes that take only the time the games
-    # leave a core idle until they are done
-    with (nullcontext(None) if library is None else library_played(
-            model, library, memory_mb=max_memory, timeout=timeout, cache=CaseCache(cache_dir) if use_cache else None,
-            jobs=options.jobs, idle=True)) as scenarios_played:
+    with ExitStack() as stack:
+        library_results: list[Callable[[], list[CaseResult]]] = []
+
+        def case_library() -> None:
+            """Read the case library while the games start (a bad file stops them before any
+            result is shown) and play it in processes that take only the time the games leave a
+            core idle until they are done."""
+            library = load_library(model, library_files(model))
+            library_results.append(stack.enter_context(library_played(
+                model, library, memory_mb=max_memory, timeout=timeout,
+                cache=CaseCache(cache_dir) if use_cache else None, jobs=options.jobs, idle=True)))
+
         with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
                          total=len(games(model, options))) as bar:
-            results = check(model, props, options, progress=bar)
-        cases = None if scenarios_played is None else scenarios_played()
+            results = check(model, props, options, progress=bar, alongside=case_library if scenarios else None)
+        cases = library_results[0]() if library_results else None
     where = None if no_reports else write_reports(results, model, reports, cases)
     traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:

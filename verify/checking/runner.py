@@ -121,9 +121,11 @@ Progress = Callable[[int, int, str, int], None]  # games done, games in all, the
 
 
 def check(model: Model, properties: Iterable[Property], options: Options = Options(),
-          progress: Progress | None = None) -> list[CheckResult]:
+          progress: Progress | None = None, alongside: Callable[[], None] | None = None) -> list[CheckResult]:
     """Check *properties* on every configuration and player count of *model* (each game done
-    is told to *progress*, if given: for a progress bar).
+    is told to *progress*, if given: for a progress bar). *alongside*, if given, is called once
+    the games are started (in their own processes, with more than one job) and before any is
+    read: work of the caller's done while they are checked (an exception it raises stops them).
 
     >>> from verify.model.loader import load_model
     >>> m = load_model()
@@ -141,6 +143,8 @@ def check(model: Model, properties: Iterable[Property], options: Options = Optio
     run = RunBudget(options.z3_budget)  # shared by every game's checker
     played = games(model, options)
     with _Games(model, props, options, played, run) as pending:
+        if alongside is not None:
+            alongside()
         for name, n in played:
             if props and all(p.id in refuted for p in props):
                 break  # one counterexample each is enough: nothing left to settle
