@@ -184,7 +184,7 @@ def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
                 kids: set[_Pred] = set()
                 _refs(r.when, names, penv, n, kids)
                 todo.update(kids)
-                made.append((r.id, compiler.expr(r.when, penv), frozenset(kids)))
+                made.append((r.id, compiler.defining(r, penv).fn, frozenset(kids)))
             return tuple(made)
 
         out.append((key, f"({','.join(f'P{a}' for a in args)})" if args else "",

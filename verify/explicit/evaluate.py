@@ -150,6 +150,9 @@ class Compiler(Walker):
         # a rule's guard and update for each binding, compiled once (the scenarios that share
         # this compiler ask for the same ones): by the id of the rule's when or then, and the bindings
         self._rules: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[object, Any]] = {}
+        # each clause and exception of a predicate instance, compiled once: by the id of its when
+        # and the instance's arguments (its guard and the rules' explanations ask for the same)
+        self._defining: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[Expr, _C]] = {}
 
     def _ask(self) -> GraphOracle:
         if self.oracle is None:
@@ -175,6 +178,20 @@ class Compiler(Walker):
         finally:
             self._subst = saved
         return out
+
+    def defining(self, rule: Rule, env: Mapping[str, int]) -> _C:
+        """A clause or exception of a predicate instance, every parameter bound by *env*:
+        compiled once (the instance's value and :func:`~verify.checking.properties.explain`,
+        which shows the ones that held, read the same)."""
+        key = (id(rule.when), tuple(sorted(env.items())))
+        hit = self._defining.get(key)
+        if hit is None:
+            saved, self._subst = self._subst, {}
+            try:
+                hit = self._defining[key] = (rule.when, self.walk(rule.when, dict(env)))
+            finally:
+                self._subst = saved
+        return hit[1]
 
     def written(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> set[int]:
         """The slots *stmts* can write (every slot of a variable whose index is known only in the
@@ -277,12 +294,16 @@ class Compiler(Walker):
     def _clauses(self, name: str, env: dict[str, int], subst: dict[str, _C]) -> _C:
         """Predicate *name*: some clause holds and no exception does, its parameters bound by
         *env* (known values) and *subst* (arguments known only in the state)."""
-        saved, self._subst = self._subst, subst
-        try:
-            pos = [self.walk(r.when, dict(env)) for r in self.model.clauses(name)]
-            neg = [self.walk(r.when, dict(env)) for r in self.model.exceptions(name)]
-        finally:
-            self._subst = saved
+        if subst:
+            saved, self._subst = self._subst, subst
+            try:
+                pos = [self.walk(r.when, dict(env)) for r in self.model.clauses(name)]
+                neg = [self.walk(r.when, dict(env)) for r in self.model.exceptions(name)]
+            finally:
+                self._subst = saved
+        else:
+            pos = [self.defining(r, env) for r in self.model.clauses(name)]
+            neg = [self.defining(r, env) for r in self.model.exceptions(name)]
         yes, no = _any(pos), _any(neg)
         if no.is_const and not no.const:
             return yes
