@@ -1,6 +1,7 @@
 """Random well-typed expressions on random states: the explicit evaluator and Z3 agree."""
 from __future__ import annotations
 
+import pytest
 import z3
 from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
@@ -119,6 +120,35 @@ def test_random_expressions_agree_with_slots_folded_in(src: str, state: tuple[ob
     the term it folds them into has the value the explicit evaluator gives."""
     explicit = Compiler(MODEL, LAYOUT, PARAMS).expr(parse_expr(src))(state, None)
     assert explicit == _z3_value(src, state, folded), src
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(src=st.one_of(bools((), 3), ints((), 3)), state=states(),
+       folded=st.lists(st.booleans(), min_size=len(LAYOUT.types), max_size=len(LAYOUT.types)))
+def test_the_explicit_compiler_folds_known_slots_as_it_reads_them(src: str, state: tuple[object, ...],
+                                                                   folded: list[bool]) -> None:
+    """Some slots known to the compiler (a configuration's fixed values): it folds them into
+    constants as it compiles, walking only the branch an 'if' takes and the operands of 'and',
+    'or' and 'implies' up to one that decides them; the value is the one Z3 gives."""
+    known = {k: v for k, (v, fold) in enumerate(zip(state, folded)) if fold}
+    assert Compiler(MODEL, LAYOUT, PARAMS, constants=known).expr(parse_expr(src))(state, None) \
+        == _z3_value(src, state), src
+
+
+@pytest.mark.parametrize("src", [
+    "(false implies would_draw)", "(would_lose[0] implies would_win[1])", "(would_win[1] implies would_lose[0])",
+    "(if true then life[0] else life[1] + 1)", "(if would_lose[0] then 1 else (life[2] - 2))",
+    "(would_draw and false and would_win[0])", "(would_lose[1] or (would_draw or true))",
+    "((would_lose[0] and would_draw) or not would_win[2])", "(if (would_lose[0] or true) then 3 else 4)",
+])
+@pytest.mark.parametrize("fold", [False, True])
+def test_constant_parts_are_folded_to_the_value_z3_gives(src: str, fold: bool) -> None:
+    """The forms the compiler cuts short (an 'if' whose condition is known, 'and', 'or' and
+    'implies' with an operand that decides them), with every slot known to it or none."""
+    state = tuple(False if t == "bool" else 1 for t in LAYOUT.types)
+    known = {k: v for k, v in enumerate(state)} if fold else {}
+    assert Compiler(MODEL, LAYOUT, PARAMS, constants=known).expr(parse_expr(src))(state, None) \
+        == _z3_value(src, state), src
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

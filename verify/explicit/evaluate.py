@@ -418,11 +418,20 @@ class Compiler(Walker):
     def walk_Binary(self, node: Binary, env: dict[str, int]) -> _C:
         op = node.op
         if op in ("and", "or"):  # a chain of one connective is one test of its operands in turn
-            parts = [self.walk(x, env) for x in _operands(node, op)]
+            decides = op == "or"  # (the operands past one that decides the chain alone are not walked)
+            parts = []
+            for x in _operands(node, op):
+                part = self.walk(x, env)
+                if part.is_const and bool(part.const) is decides:
+                    return _const(decides)
+                parts.append(part)
             return _all(parts) if op == "and" else _any(parts)
-        a, b = self.walk(node.left, env), self.walk(node.right, env)
+        a = self.walk(node.left, env)
         if op == "implies":
-            return _any([_not(a), b])
+            if a.is_const and not a.const:
+                return _const(True)
+            return _any([_not(a), self.walk(node.right, env)])
+        b = self.walk(node.right, env)
         fn = _BINARY[op]
         if a.is_const and b.is_const:
             return _const(fn(a.const, b.const))
@@ -451,9 +460,10 @@ class Compiler(Walker):
         return _any([self.walk(Binary("==", node.elem, o), env) for o in node.options])
 
     def walk_Ite(self, node: Ite, env: dict[str, int]) -> _C:
-        c, x, y = self.walk(node.cond, env), self.walk(node.then, env), self.walk(node.other, env)
-        if c.is_const:
-            return x if c.const else y  # type: ignore[no-any-return]
+        c = self.walk(node.cond, env)
+        if c.is_const:  # only the branch taken is walked
+            return self.walk(node.then if c.const else node.other, env)  # type: ignore[no-any-return]
+        x, y = self.walk(node.then, env), self.walk(node.other, env)
         fc, fx, fy = c.fn, x.fn, y.fn
         return _mk(lambda s, t: fx(s, t) if fc(s, t) else fy(s, t), c, x, y)
 
