@@ -204,7 +204,10 @@ class _Player:
             params = {**self.scenario.config.params, **part.params}
             rule = self.model.rule(rule_id)
             only = replace(self.model, rules=tuple(r for r in self.model.rules if not r.is_transition or r is rule))
-            found = [i for i in instances(only, self.layout, params)
+            # (with the scenario's own parameters, its compiler: the predicates the guard reads
+            # are compiled already)
+            same = params == self.scenario.config.params
+            found = [i for i in instances(only, self.layout, params, compiler=self.compiler if same else None)
                      if i.actor == actor and i.card == part.card]
             if not found:  # the guard is false for this actor whatever the state
                 self.parts[key] = Instance(-1, rule, actor, lambda s, t: False, Update.of(()), (), part.card)
