@@ -154,6 +154,7 @@ class Compiler(Walker):
         # each clause and exception of a predicate instance, compiled once: by the id of its when
         # and the instance's arguments (its guard and the rules' explanations ask for the same)
         self._defining: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[Expr, _C]] = {}
+        self._slots: dict[int, _C] = {}  # a slot's reader (~k: of the state after a step)
 
     def _ask(self) -> GraphOracle:
         if self.oracle is None:
@@ -355,9 +356,12 @@ class Compiler(Walker):
             k = base + idx.const
         if k in self.constants:  # fixed: never assigned, so the same after a step
             return _const(self.constants[k])
-        if node.primed:
-            return _C(lambda s, t: t[k], slot=k, primed=True, reads=frozenset({~k}))
-        return _C(lambda s, t: s[k], slot=k, reads=frozenset({k}))
+        hit = self._slots.get(~k if node.primed else k)
+        if hit is None:  # (one reader per slot, before and after a step: the rules read the same ones often)
+            hit = self._slots[~k if node.primed else k] = (
+                _C(lambda s, t: t[k], slot=k, primed=True, reads=frozenset({~k})) if node.primed
+                else _C(lambda s, t: s[k], slot=k, reads=frozenset({k})))
+        return hit
 
     def walk_Call(self, node: Call, env: dict[str, int]) -> _C:
         if node.func == "next":
