@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Mapping
 
@@ -314,10 +315,20 @@ class Model:
         return tuple(r for r in self.rules if r.is_transition)
 
     def clauses(self, pred: str) -> tuple[Rule, ...]:
-        return tuple(r for r in self.rules if r.defines == pred and r.kind == "clause")
+        return self._defining.get((pred, "clause"), ())
 
     def exceptions(self, pred: str) -> tuple[Rule, ...]:
-        return tuple(r for r in self.rules if r.defines == pred and r.kind == "exception")
+        return self._defining.get((pred, "exception"), ())
+
+    @cached_property
+    def _defining(self) -> dict[tuple[str, str], tuple[Rule, ...]]:
+        """Each predicate's clauses and exceptions, in rule order (the compilers ask for them at
+        every instance of a predicate they compile)."""
+        out: dict[tuple[str, str], tuple[Rule, ...]] = {}
+        for r in self.rules:
+            if r.defines is not None and r.kind in ("clause", "exception"):
+                out[(r.defines, r.kind)] = out.get((r.defines, r.kind), ()) + (r,)
+        return out
 
     def property(self, prop_id: str) -> Property:
         for p in self.properties:
