@@ -150,19 +150,41 @@ _Clauses = tuple[tuple[str, Fn, frozenset[_Pred]], ...]  # rule id, compiled gua
 _Consulted = tuple[frozenset[_Pred], tuple[tuple[_Pred, str, _Clauses, _Clauses], ...]]
 _Key = tuple[int, str, tuple[tuple[str, int], ...]]
 _CONSULTED: "weakref.WeakKeyDictionary[Compiler, dict[_Key, _Consulted]]" = weakref.WeakKeyDictionary()
+# Which predicate instances a rule instance consults, and in what order they are reported: the
+# same for every compiler of a model with as many seats (the scenarios of many kinds of game share it)
+_Defs = tuple[tuple[Rule, frozenset[_Pred]], ...]  # a clause or exception, the instances it consults
+_Reach = tuple[frozenset[_Pred], tuple[tuple[_Pred, str, _Defs, _Defs], ...]]
+_REACH: dict[tuple[int, str, tuple[tuple[str, int], ...], int], tuple[Model, _Reach]] = {}
 
 
 def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
     """The predicate instances *inst* consults directly, and every one reachable through their
     clauses, in the order :func:`explain` reports them: each with its tag and its compiled clauses
     and exceptions, each of those with the instances it consults. Which these are depends on the
-    rule and its parameters only, so it is worked out once per instance."""
+    rule, its parameters and the number of seats only, so it is worked out once per instance (the
+    clauses compiled once per compiler)."""
     cache = _CONSULTED.setdefault(compiler, {})
     which = (id(model), inst.rule.id, tuple(sorted(inst.env().items())))
-    if which in cache:
-        return cache[which]
+    if which not in cache:
+        roots, entries = _reach(model, inst, compiler.layout.n)
+
+        def compiled(key: _Pred, defs: _Defs) -> _Clauses:
+            env = dict(zip(model.vocab.preds[key[0]].params, key[1]))
+            return tuple((r.id, compiler.defining(r, env).fn, kids) for r, kids in defs)
+        cache[which] = (roots, tuple((key, tag, compiled(key, clauses), compiled(key, exceptions))
+                                     for key, tag, clauses, exceptions in entries))
+    return cache[which]
+
+
+def _reach(model: Model, inst: Instance, n: int) -> _Reach:
+    """:func:`_consulted`'s instances and clauses, uncompiled: kept by model, rule, parameters
+    and number of seats."""
+    which = (id(model), inst.rule.id, tuple(sorted(inst.env().items())), n)
+    hit = _REACH.get(which)
+    if hit is not None:
+        return hit[1]
     # (an expanded predicate has no instances of its own: its clauses are read where it is called)
-    names, n = {p for p, d in model.vocab.preds.items() if not d.expanded}, compiler.layout.n
+    names = {p for p, d in model.vocab.preds.items() if not d.expanded}
     todo: set[_Pred] = set()
     for node in (inst.rule.when, *inst.rule.then):
         _refs(node, names, inst.env(), n, todo)
@@ -178,19 +200,21 @@ def _consulted(model: Model, compiler: Compiler, inst: Instance) -> _Consulted:
         pred, args = key
         penv = dict(zip(model.vocab.preds[pred].params, args))
 
-        def compiled(rules: tuple[Rule, ...]) -> _Clauses:
+        def found(rules: tuple[Rule, ...]) -> _Defs:
             made = []
             for r in rules:
                 kids: set[_Pred] = set()
                 _refs(r.when, names, penv, n, kids)
                 todo.update(kids)
-                made.append((r.id, compiler.defining(r, penv).fn, frozenset(kids)))
+                made.append((r, frozenset(kids)))
             return tuple(made)
 
         out.append((key, f"({','.join(f'P{a}' for a in args)})" if args else "",
-                    compiled(model.clauses(pred)), compiled(model.exceptions(pred))))
-    cache[which] = (roots, tuple(out))
-    return cache[which]
+                    found(model.clauses(pred)), found(model.exceptions(pred))))
+    _REACH[which] = (model, (roots, tuple(out)))
+    while len(_REACH) > 4096:
+        del _REACH[next(iter(_REACH))]
+    return roots, tuple(out)
 
 
 def _because(ctx: GraphContext, path: list[tuple[int, int]], states: list[State]) -> dict[int, tuple[str, ...]]:
