@@ -83,6 +83,24 @@ def test_locations_do_not_affect_equality() -> None:
     assert isinstance(a.left, Var) and a.left.loc.col != b.left.loc.col  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("src, path, col", [
+    ("(a or b) and not c", "", 1),  # a node starts at its first token, a parenthesis included
+    ("(a or b) and not c", "left", 2), ("(a or b) and not c", "right", 14),
+    ("x == ((y + 1) * 2)", "right", 15), ("x == ((y + 1) * 2)", "right.left", 10),
+    ("if x then 1 else -y", "", 1), ("if x then 1 else -y", "other", 18), ("p implies q", "", 1),
+    ("x == true", "right", 6), ("all(q in players: x[q])", "", 1), ("3 in {1, 2}", "", 1),
+    ("a and b and c", "", 1), ("a + b - c", "", 7), ("life[p] <= 0", "", 9), ("f(x, (y))", "", 1),
+])
+def test_each_node_is_placed_where_it_starts(src: str, path: str, col: int) -> None:
+    """The column each node of an expression is placed at: where its first token is (a
+    keyword or a parenthesis included), or its operator's for a comparison or an arithmetic
+    operation (each operation of a chain at the operator that makes it)."""
+    node = parse_expr(src)
+    for part in filter(None, path.split(".")):
+        node = getattr(node, part)
+    assert (node.loc.line, node.loc.col) == (1, col), (src, path)
+
+
 # A variable kept per player and card (commander_damage[p, c]) in a 3-player state with two cards:
 # slot base + N * card + seat. Reads and writes with indexes known only in the state agree.
 PAIR_ROWS: list[tuple[str, object]] = [

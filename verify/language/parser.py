@@ -29,27 +29,50 @@ class ParseFailure(Exception):
 def _parser() -> lark.Lark:
     """One parser for both start symbols (building one costs most of what parsing a model does)."""
     text = resources.files("verify.language").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return lark.Lark(text, parser="lalr", start=["start_expr", "start_stmts"], propagate_positions=True,
+    return lark.Lark(text, parser="lalr", start=["start_expr", "start_stmts"], keep_all_tokens=True,
                      maybe_placeholders=True)
+
+
+# The terminals the grammar names: the others (keywords and punctuation) are kept in lark's tree only
+# for their positions (a node starts where its first token does, a parenthesis included)
+_NAMED = frozenset({"NAME", "INT", "CMP", "ADDOP", "MULOP", "PRIME", "QUANT"})
 
 
 class _Build:
     """Turns lark's tree into frozen nodes, placing each at its file location: each tree node is
-    handed to the method named after its rule, with its position and its children built already.
-    (lark's Transformer does the same, but wraps each method at each call to pass the position:
-    two thirds of a model's loading time once lark's trees are kept.)"""
+    handed to the method named after its rule, with its first token (where it starts) and its
+    children built already, keywords and punctuation left out. (lark's Transformer does the same,
+    but wraps each method at each call to pass the position: two thirds of a model's loading time
+    once lark's trees are kept; and lark's own positions, propagated up the tree as it is built,
+    cost a third of the parse.)"""
 
     def __init__(self, origin: SourceLoc):
         self.origin = origin
 
     def transform(self, tree: lark.Tree[Any]) -> Any:
-        children = [self.transform(c) if isinstance(c, lark.Tree) else c for c in tree.children]
-        return getattr(self, tree.data)(tree.meta, children)
+        return self._built(tree)[0]
 
-    def _at(self, meta: Any) -> SourceLoc:
-        if getattr(meta, "empty", True):
+    def _built(self, tree: lark.Tree[Any]) -> tuple[Any, lark.Token | None]:
+        """The node built from *tree*, and its first token."""
+        children: list[Any] = []
+        first: lark.Token | None = None
+        for c in tree.children:
+            if isinstance(c, lark.Tree):
+                value, start = self._built(c)
+            else:
+                value = start = c
+            if first is None:
+                first = start
+            if not isinstance(c, lark.Token) or c.type in _NAMED:
+                children.append(value)
+        if tree.data == "atom":  # a parenthesised expression: the expression, from the parenthesis on
+            return children[0], first
+        return getattr(self, tree.data)(first, children), first
+
+    def _at(self, first: lark.Token | None) -> SourceLoc:
+        if first is None:
             return self.origin
-        return self.origin.shifted(meta.line, meta.column)
+        return self.origin.shifted(first.line or 1, first.column or 1)
 
     def _tok(self, tok: lark.Token) -> SourceLoc:
         return self.origin.shifted(tok.line or 1, tok.column or 1)
