@@ -57,6 +57,7 @@ class Folding:
             if floors.get(layout.var_of(k)) is not None and lo is None:
                 lo = floors[layout.var_of(k)]  # never beyond below: only the exact floor
             self.slots[k] = (lo, hi)
+        self._bounds = tuple((k, lo, hi) for k, (lo, hi) in self.slots.items())  # (read at every state)
         self.keys: dict[tuple[object, ...], list[int]] = {}
         self.folds: list[tuple[int, dict[int, int]]] = []  # (node folded into, {slot: -1 down / +1 up})
 
@@ -72,9 +73,9 @@ class Folding:
         """*s* with each drifting counter beyond its thresholds replaced by the side it is on; None
         where no counter is beyond them (such a state matches none but itself)."""
         out: list[object] | None = None
-        for k in self.slots:
+        for k, lo, hi in self._bounds:  # (as _low and _high, inline: asked of every state found)
             v = s[k]
-            low, high = self._low(k, v), self._high(k, v)
+            low, high = lo is None or v <= lo, hi is None or v >= hi
             if low or high:
                 out = out or list(s)
                 out[k] = _ANY if low and high else "low" if low else "high"
