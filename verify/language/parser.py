@@ -5,6 +5,7 @@ The parser is lark's LALR over ``grammar.lark``; problems become
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -25,17 +26,25 @@ class ParseFailure(Exception):
         super().__init__(str(diagnostic))
 
 
+def _grammar() -> str:
+    return resources.files("verify.language").joinpath("grammar.lark").read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=None)
 def _parser() -> lark.Lark:
-    """One parser for both start symbols (building one costs most of what parsing a model does)."""
-    text = resources.files("verify.language").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return lark.Lark(text, parser="lalr", start=["start_expr", "start_stmts"], keep_all_tokens=True,
+    """One parser for both start symbols (building one costs most of what parsing a model does).
+    It keeps every token: keywords and punctuation too, for their positions (:class:`_Build`)."""
+    return lark.Lark(_grammar(), parser="lalr", start=["start_expr", "start_stmts"], keep_all_tokens=True,
                      maybe_placeholders=True)
 
 
-# The terminals the grammar names: the others (keywords and punctuation) are kept in lark's tree only
-# for their positions (a node starts where its first token does, a parenthesis included)
-_NAMED = frozenset({"NAME", "INT", "CMP", "ADDOP", "MULOP", "PRIME", "QUANT"})
+@lru_cache(maxsize=None)
+def _named() -> frozenset[str]:
+    """The terminals the grammar defines by name (NAME, CMP, an imported INT...): the tokens a
+    node is built from. The others, a rule's quoted keywords and punctuation, only place it."""
+    text = _grammar()
+    return frozenset(re.findall(r"^([A-Z][A-Z0-9_]*)(?:\.\d+)?\s*:", text, re.M)
+                     + re.findall(r"^%import\s+\w+\.([A-Z][A-Z0-9_]*)", text, re.M))
 
 
 class _Build:
@@ -56,6 +65,7 @@ class _Build:
         """The node built from *tree*, and its first token."""
         children: list[Any] = []
         first: lark.Token | None = None
+        named = _named()
         for c in tree.children:
             if isinstance(c, lark.Tree):
                 value, start = self._built(c)
@@ -63,7 +73,7 @@ class _Build:
                 value = start = c
             if first is None:
                 first = start
-            if not isinstance(c, lark.Token) or c.type in _NAMED:
+            if not isinstance(c, lark.Token) or c.type in named:
                 children.append(value)
         if tree.data == "atom":  # a parenthesised expression: the expression, from the parenthesis on
             return children[0], first
@@ -77,16 +87,16 @@ class _Build:
     def _tok(self, tok: lark.Token) -> SourceLoc:
         return self.origin.shifted(tok.line or 1, tok.column or 1)
 
-    def int_lit(self, meta: Any, children: list[Any]) -> Expr:
-        return Lit(int(children[0]), self._at(meta))
+    def int_lit(self, first: Any, children: list[Any]) -> Expr:
+        return Lit(int(children[0]), self._at(first))
 
-    def true_lit(self, meta: Any, children: list[Any]) -> Expr:
-        return Lit(True, self._at(meta))
+    def true_lit(self, first: Any, children: list[Any]) -> Expr:
+        return Lit(True, self._at(first))
 
-    def false_lit(self, meta: Any, children: list[Any]) -> Expr:
-        return Lit(False, self._at(meta))
+    def false_lit(self, first: Any, children: list[Any]) -> Expr:
+        return Lit(False, self._at(first))
 
-    def var(self, meta: Any, children: list[Any]) -> Var:
+    def var(self, first: Any, children: list[Any]) -> Var:
         name, rest = children[0], children[1:]
         primed = bool(rest) and isinstance(rest[0], lark.Token) and rest[0].type == "PRIME"
         if primed:
@@ -95,70 +105,70 @@ class _Build:
         card = rest[1] if len(rest) > 1 else None
         return Var(str(name), index, primed, self._tok(name), card)
 
-    def call(self, meta: Any, children: list[Any]) -> Expr:
+    def call(self, first: Any, children: list[Any]) -> Expr:
         name, args = children[0], tuple(a for a in children[1:] if a is not None)
         return Call(str(name), args, self._tok(name))
 
-    def quant(self, meta: Any, children: list[Any]) -> Expr:
+    def quant(self, first: Any, children: list[Any]) -> Expr:
         kind, var, domain, body = children
-        return Quant(str(kind), str(var), domain, body, self._at(meta))
+        return Quant(str(kind), str(var), domain, body, self._at(first))
 
-    def dom_name(self, meta: Any, children: list[Any]) -> Expr:
+    def dom_name(self, first: Any, children: list[Any]) -> Expr:
         return Var(str(children[0]), None, False, self._tok(children[0]))
 
-    def dom_call(self, meta: Any, children: list[Any]) -> Expr:
+    def dom_call(self, first: Any, children: list[Any]) -> Expr:
         return Call(str(children[0]), (children[1],), self._tok(children[0]))
 
-    def ite(self, meta: Any, children: list[Any]) -> Expr:
-        return Ite(children[0], children[1], children[2], self._at(meta))
+    def ite(self, first: Any, children: list[Any]) -> Expr:
+        return Ite(children[0], children[1], children[2], self._at(first))
 
-    def implies(self, meta: Any, children: list[Any]) -> Expr:
+    def implies(self, first: Any, children: list[Any]) -> Expr:
         if len(children) == 1 or children[1] is None:
             return children[0]  # type: ignore[no-any-return]
-        return Binary("implies", children[0], children[1], self._at(meta))
+        return Binary("implies", children[0], children[1], self._at(first))
 
-    def _chain(self, op: str, meta: Any, children: list[Any]) -> Expr:
+    def _chain(self, op: str, first: Any, children: list[Any]) -> Expr:
         out: Expr = children[0]
         for nxt in children[1:]:
-            out = Binary(op, out, nxt, self._at(meta))
+            out = Binary(op, out, nxt, self._at(first))
         return out
 
-    def disj(self, meta: Any, children: list[Any]) -> Expr:
-        return self._chain("or", meta, children)
+    def disj(self, first: Any, children: list[Any]) -> Expr:
+        return self._chain("or", first, children)
 
-    def conj(self, meta: Any, children: list[Any]) -> Expr:
-        return self._chain("and", meta, children)
+    def conj(self, first: Any, children: list[Any]) -> Expr:
+        return self._chain("and", first, children)
 
-    def not_(self, meta: Any, children: list[Any]) -> Expr:
-        return Unary("not", children[0], self._at(meta))
+    def not_(self, first: Any, children: list[Any]) -> Expr:
+        return Unary("not", children[0], self._at(first))
 
-    def neg(self, meta: Any, children: list[Any]) -> Expr:
-        return Unary("-", children[0], self._at(meta))
+    def neg(self, first: Any, children: list[Any]) -> Expr:
+        return Unary("-", children[0], self._at(first))
 
-    def cmp(self, meta: Any, children: list[Any]) -> Expr:
+    def cmp(self, first: Any, children: list[Any]) -> Expr:
         if len(children) == 1:
             return children[0]  # type: ignore[no-any-return]
         left, op, right = children
         return Binary(str(op), left, right, self._tok(op))
 
-    def member(self, meta: Any, children: list[Any]) -> Expr:
-        return Member(children[0], tuple(children[1:]), self._at(meta))
+    def member(self, first: Any, children: list[Any]) -> Expr:
+        return Member(children[0], tuple(children[1:]), self._at(first))
 
-    def arith(self, meta: Any, children: list[Any]) -> Expr:
+    def arith(self, first: Any, children: list[Any]) -> Expr:
         out: Expr = children[0]
         for i in range(1, len(children), 2):
             op = children[i]
             out = Binary(str(op), out, children[i + 1], self._tok(op))
         return out
 
-    def assign(self, meta: Any, children: list[Any]) -> Assign:
-        return Assign(children[0], children[1], self._at(meta))
+    def assign(self, first: Any, children: list[Any]) -> Assign:
+        return Assign(children[0], children[1], self._at(first))
 
-    def forall(self, meta: Any, children: list[Any]) -> ForAll:
+    def forall(self, first: Any, children: list[Any]) -> ForAll:
         var, domain, *body = children
-        return ForAll(str(var), domain, tuple(body), self._at(meta))
+        return ForAll(str(var), domain, tuple(body), self._at(first))
 
-    def start_stmts(self, meta: Any, children: list[Any]) -> tuple[Stmt, ...]:
+    def start_stmts(self, first: Any, children: list[Any]) -> tuple[Stmt, ...]:
         return tuple(children)
 
 
