@@ -333,14 +333,16 @@ def test_fixed_values_folded_into_the_frames_change_no_answer() -> None:
     the terms: a guard on another variant is false without a term, and Houdini, the one-step
     proofs and the measures answer as over frames whose fixed slots are variables the domain
     pins (on bundled games and on a broken copy where candidates and properties fail)."""
-    from verify.symbolic.induction import Invariants, one_step
+    from verify.symbolic.induction import Invariants, one_step, premise_unreachable
     from verify.symbolic.ranking import Termination
     from verify.symbolic.session import Session
     model = load_model()
     broken = load_model(ROOT / "tests" / "models" / "violated" / "concede-after-win")
     elsewhere = parse_expr("variant == two_headed_giant and life[0] > 0")
-    failing = measured = 0
-    for m, name, n in [(model, "card-statics", 3), (model, "team-vs-team", 4), (broken, "duel", 2)]:
+    failing = measured = folded_away = reachable = 0
+    # (effects at 2: a card's effect for one seat, so a premise folds to false for one seat only)
+    for m, name, n in [(model, "card-statics", 3), (model, "team-vs-team", 4), (model, "effects", 2),
+                       (broken, "duel", 2)]:
         seen = []
         for fold in (True, False):
             ses = Session(m, m.config(name), n, fold=fold)
@@ -351,10 +353,19 @@ def test_fixed_values_folded_into_the_frames_change_no_answer() -> None:
             invs.proved()
             kept = [(c.prop.id, sorted(c.env.items()), id(c.then)) for c in invs._alive]
             steps = {p.id: one_step(ses, invs, p)[0] is not None for p in m.properties if p.kind != "state"}
+            # (a premise the fixed values fold to false is answered without a query)
+            unreachable = {p.id: premise_unreachable(ses, invs, p) for p in m.properties}
+            if fold:
+                s, t = ses.ts.templates()
+                folded_away += sum(all(z3.is_false(ses.premise(i, s, t if p.kind == "step" else None))
+                                       for i in ses.instances(p)) for p in m.properties)
             term = Termination(ses, invs)
-            seen.append((kept, steps, *(re.sub(r"[0-9.]+ s\b", "", how or "") for how in (term.prove(), term.escape()))))
+            seen.append((kept, steps, unreachable,
+                         *(re.sub(r"[0-9.]+ s\b", "", how or "") for how in (term.prove(), term.escape()))))
         assert seen[0] == seen[1], (name, n)
         failing += list(seen[0][1].values()).count(False)
-        measured += sum(bool(how) for how in seen[0][2:])
+        reachable += list(seen[0][2].values()).count(False)
+        measured += sum(bool(how) for how in seen[0][3:])
     assert failing  # some one-step proof failed: not only a comparison of proofs that all hold
-    assert measured == 2  # card-statics' escape measure and team-vs-team's ranking, proved both ways
+    assert folded_away and reachable  # premises folded to false, and premises Z3 found reachable
+    assert measured == 3  # card-statics' escape measure, team-vs-team's ranking and one of effects': proved both ways
