@@ -224,21 +224,22 @@ def _run(ids: tuple[str, ...], rules: str | None, engine: str, config: tuple[str
                       jobs=jobs or os.cpu_count() or 1, cache=cache_dir if use_cache else None,
                       explore_first=explore_first)
     with ExitStack() as stack:
-        library_results: list[Callable[[], list[CaseResult]]] = []
+        scenarios_played: Callable[[], list[CaseResult]] | None = None
 
         def case_library() -> None:
             """Read the case library while the games start (a bad file stops them before any
             result is shown) and play it in processes that take only the time the games leave a
             core idle until they are done."""
+            nonlocal scenarios_played
             library = load_library(model, library_files(model))
-            library_results.append(stack.enter_context(library_played(
+            scenarios_played = stack.enter_context(library_played(
                 model, library, memory_mb=max_memory, timeout=timeout,
-                cache=CaseCache(cache_dir) if use_cache else None, jobs=options.jobs, idle=True)))
+                cache=CaseCache(cache_dir) if use_cache else None, jobs=options.jobs, idle=True))
 
         with RunProgress("games", shows_progress(quiet, as_json), f" ({_n(len(props), 'property')})",
                          total=len(games(model, options))) as bar:
             results = check(model, props, options, progress=bar, alongside=case_library if scenarios else None)
-        cases = library_results[0]() if library_results else None
+        cases = None if scenarios_played is None else scenarios_played()
     where = None if no_reports else write_reports(results, model, reports, cases)
     traces = f"{where / 'traces'}" if where is not None else ""
     if junit is not None:

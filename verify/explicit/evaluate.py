@@ -173,13 +173,8 @@ class Compiler(Walker):
         expanded predicate's values that a caller works out) standing for any value."""
         assert rule.defines is not None
         unknown = _C(lambda s, t: None, reads=None)  # never called: it only keeps the guard from folding
-        free = {p: unknown for p in self.model.vocab.preds[rule.defines].params if p not in env}
-        saved, self._subst = self._subst, free
-        try:
-            out: _C = self.walk(rule.when, dict(env))
-        finally:
-            self._subst = saved
-        return out
+        return self._walk_under({p: unknown for p in self.model.vocab.preds[rule.defines].params if p not in env},
+                                rule.when, env)
 
     def defining(self, rule: Rule, env: Mapping[str, int]) -> _C:
         """A clause or exception of a predicate instance, every parameter bound by *env*:
@@ -188,12 +183,18 @@ class Compiler(Walker):
         key = (id(rule.when), tuple(sorted(env.items())))
         hit = self._defining.get(key)
         if hit is None:
-            saved, self._subst = self._subst, {}
-            try:
-                hit = self._defining[key] = (rule.when, self.walk(rule.when, dict(env)))
-            finally:
-                self._subst = saved
+            hit = self._defining[key] = (rule.when, self._walk_under({}, rule.when, env))
         return hit[1]
+
+    def _walk_under(self, subst: dict[str, _C], e: Expr, env: Mapping[str, int]) -> _C:
+        """*e* compiled with *env*, a predicate's parameters known only in the state standing for
+        *subst*'s compiled arguments."""
+        saved, self._subst = self._subst, subst
+        try:
+            out: _C = self.walk(e, dict(env))
+        finally:
+            self._subst = saved
+        return out
 
     def written(self, stmts: tuple[Stmt, ...], env: Mapping[str, int]) -> set[int]:
         """The slots *stmts* can write (every slot of a variable whose index is known only in the
@@ -296,16 +297,10 @@ class Compiler(Walker):
     def _clauses(self, name: str, env: dict[str, int], subst: dict[str, _C]) -> _C:
         """Predicate *name*: some clause holds and no exception does, its parameters bound by
         *env* (known values) and *subst* (arguments known only in the state)."""
-        if subst:
-            saved, self._subst = self._subst, subst
-            try:
-                pos = [self.walk(r.when, dict(env)) for r in self.model.clauses(name)]
-                neg = [self.walk(r.when, dict(env)) for r in self.model.exceptions(name)]
-            finally:
-                self._subst = saved
-        else:
-            pos = [self.defining(r, env) for r in self.model.clauses(name)]
-            neg = [self.defining(r, env) for r in self.model.exceptions(name)]
+        def compiled(r: Rule) -> _C:  # (with every parameter known, compiled once: defining)
+            return self._walk_under(subst, r.when, env) if subst else self.defining(r, env)
+        pos = [compiled(r) for r in self.model.clauses(name)]
+        neg = [compiled(r) for r in self.model.exceptions(name)]
         yes, no = _any(pos), _any(neg)
         if no.is_const and not no.const:
             return yes

@@ -87,16 +87,16 @@ class _Build:
     def _tok(self, tok: lark.Token) -> SourceLoc:
         return self.origin.shifted(tok.line or 1, tok.column or 1)
 
-    def int_lit(self, first: Any, children: list[Any]) -> Expr:
+    def int_lit(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Lit(int(children[0]), self._at(first))
 
-    def true_lit(self, first: Any, children: list[Any]) -> Expr:
+    def true_lit(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Lit(True, self._at(first))
 
-    def false_lit(self, first: Any, children: list[Any]) -> Expr:
+    def false_lit(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Lit(False, self._at(first))
 
-    def var(self, first: Any, children: list[Any]) -> Var:
+    def var(self, first: lark.Token | None, children: list[Any]) -> Var:
         name, rest = children[0], children[1:]
         primed = bool(rest) and isinstance(rest[0], lark.Token) and rest[0].type == "PRIME"
         if primed:
@@ -105,70 +105,66 @@ class _Build:
         card = rest[1] if len(rest) > 1 else None
         return Var(str(name), index, primed, self._tok(name), card)
 
-    def call(self, first: Any, children: list[Any]) -> Expr:
+    def call(self, first: lark.Token | None, children: list[Any]) -> Expr:
         name, args = children[0], tuple(a for a in children[1:] if a is not None)
         return Call(str(name), args, self._tok(name))
 
-    def quant(self, first: Any, children: list[Any]) -> Expr:
+    def quant(self, first: lark.Token | None, children: list[Any]) -> Expr:
         kind, var, domain, body = children
         return Quant(str(kind), str(var), domain, body, self._at(first))
 
-    def dom_name(self, first: Any, children: list[Any]) -> Expr:
+    def dom_name(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Var(str(children[0]), None, False, self._tok(children[0]))
 
-    def dom_call(self, first: Any, children: list[Any]) -> Expr:
+    def dom_call(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Call(str(children[0]), (children[1],), self._tok(children[0]))
 
-    def ite(self, first: Any, children: list[Any]) -> Expr:
+    def ite(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Ite(children[0], children[1], children[2], self._at(first))
 
-    def implies(self, first: Any, children: list[Any]) -> Expr:
-        if len(children) == 1 or children[1] is None:
-            return children[0]  # type: ignore[no-any-return]
+    def implies(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Binary("implies", children[0], children[1], self._at(first))
 
-    def _chain(self, op: str, first: Any, children: list[Any]) -> Expr:
+    def _chain(self, op: str, first: lark.Token | None, children: list[Any]) -> Expr:
         out: Expr = children[0]
         for nxt in children[1:]:
             out = Binary(op, out, nxt, self._at(first))
         return out
 
-    def disj(self, first: Any, children: list[Any]) -> Expr:
+    def disj(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return self._chain("or", first, children)
 
-    def conj(self, first: Any, children: list[Any]) -> Expr:
+    def conj(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return self._chain("and", first, children)
 
-    def not_(self, first: Any, children: list[Any]) -> Expr:
+    def not_(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Unary("not", children[0], self._at(first))
 
-    def neg(self, first: Any, children: list[Any]) -> Expr:
+    def neg(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Unary("-", children[0], self._at(first))
 
-    def cmp(self, first: Any, children: list[Any]) -> Expr:
-        if len(children) == 1:
-            return children[0]  # type: ignore[no-any-return]
+    def cmp(self, first: lark.Token | None, children: list[Any]) -> Expr:
         left, op, right = children
         return Binary(str(op), left, right, self._tok(op))
 
-    def member(self, first: Any, children: list[Any]) -> Expr:
+    def member(self, first: lark.Token | None, children: list[Any]) -> Expr:
         return Member(children[0], tuple(children[1:]), self._at(first))
 
-    def arith(self, first: Any, children: list[Any]) -> Expr:
+    def arith(self, first: lark.Token | None, children: list[Any]) -> Expr:
         out: Expr = children[0]
         for i in range(1, len(children), 2):
             op = children[i]
             out = Binary(str(op), out, children[i + 1], self._tok(op))
         return out
 
-    def assign(self, first: Any, children: list[Any]) -> Assign:
+    def assign(self, first: lark.Token | None, children: list[Any]) -> Assign:
         return Assign(children[0], children[1], self._at(first))
 
-    def forall(self, first: Any, children: list[Any]) -> ForAll:
+    def forall(self, first: lark.Token | None, children: list[Any]) -> ForAll:
         var, domain, *body = children
         return ForAll(str(var), domain, tuple(body), self._at(first))
 
-    def start_stmts(self, first: Any, children: list[Any]) -> tuple[Stmt, ...]:
+    def start_stmts(self, first: lark.Token | None, children: list[Any]) -> tuple[Stmt, ...]:
         return tuple(children)
 
 
